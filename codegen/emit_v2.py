@@ -92,8 +92,11 @@ class _Sig:
             if p.role == "hidden":
                 self.ok = False     # a count the call asks for itself: not yet
             elif key in ov.V2_SIGNATURES["output_addresses"]:
-                self.arg("intptr_t", public_param(p, self.L))
-                self.cargs[p.name] = f"<{self._ctype(p)}>{public_param(p, self.L)}"
+                py = public_param(p, self.L)
+                self.arg("intptr_t", py)
+                # the library writes there: an address in the first page would crash it
+                self.lines += [f"if <uintptr_t>{py} - 1 < 4095:", f"    _first_page_address({py}, {py!r})"]
+                self.cargs[p.name] = f"<{self._ctype(p)}>{py}"
             elif p.role == "in" and key not in ov.V2_SIGNATURES["outputs"]:
                 self._in(p)
             else:
@@ -137,11 +140,14 @@ class _Sig:
         elif c == "handle_ref":
             # the handle itself (as a create call returned it); the call gets the address of a copy
             self.arg("intptr_t", py)
+            self._first_page(p, py)
             self.lines.append(f"cdef {self._ctype(p, p.ptr - 1)} _c_{py} = <{self._ctype(p, p.ptr - 1)}>{py}")
             self.cargs[p.name] = f"&_c_{py}"
         elif c in ("handle", "jitvalues", "voidpp") or (
                 c in ("voidp", "array", "buf_w", "struct_ptr") and key in ov.V2_SIGNATURES["address"]):
             self.arg("intptr_t", py)
+            if c == "handle":
+                self._first_page(p, py)
             self.cargs[p.name] = cast + py
         elif c == "buf_w" and self.fn.size_query:
             self._bytes_result(p, py)
@@ -149,6 +155,19 @@ class _Sig:
             self._object_in(p, py, cast)
         else:
             self.ok = False
+
+    def _first_page(self, p, py):
+        """The guard of a handle the library dereferences (overrides.v2_first_page): a value in the
+        first page of memory, where no object lies, is refused with ValueError instead of crashing
+        the library; 0 (NULL) is the library's to answer.  One C comparison on the way through."""
+        what = ov.v2_first_page(self.fn.name, bare(p.ctype))
+        if what is None:
+            return
+        unless = ov.HANDLE_READ_UNLESS_NULL.get((self.fn.name, p.name))
+        test = f"<uintptr_t>{py} - 1 < 4095"
+        if unless:
+            test = f"{public_param(next(q for q in self.fn.params if q.name == unless), self.L)} != 0 and " + test
+        self.lines += [f"if {test}:", f"    _first_page_handle({py}, {py!r}, {what!r})"]
 
     def _object_in(self, p, py, cast):
         """An input NVIDIA's module takes as a Python object, converted by _v2_common.pxi."""
@@ -168,7 +187,11 @@ class _Sig:
             kind = ov.V2_SIGNATURES["text"][key]
             self.lines += [f"cdef bytes _b_{py} = _text_arg({py}, {py!r}, {kind!r})",
                            f"cdef const char* {v} = NULL if _b_{py} is None else <const char*>_b_{py}"]
-        elif c in ("cstr", "voidp", "unknown"):
+        elif c == "cstr":
+            # text: a buffer, an int address (not in the first page, where the library would read
+            # it and crash), or None
+            self.lines.append(f"cdef void* {v} = _cstr_address({py})")
+        elif c in ("voidp", "unknown"):
             # a buffer (its memory; writable where the library writes it), an int address, or None
             self.lines.append(f"cdef void* {v} = _buffer_address({py}, {c == 'voidp' and not p.const})")
         elif c == "array":

@@ -97,3 +97,26 @@ cdef object _first(object a, size_t n):
     """The first n items of an array the library filled: the array itself where it filled as many
     as the array holds, else a view of that many."""
     return a if <size_t>len(a) == n else a[:n]
+
+
+# The guards of arguments the library would crash on (docs/v2.md, "Bad inputs"): the generated
+# wrapper makes the one comparison (`<uintptr_t>v - 1 < 4095`: in the first page of memory, not
+# 0) and calls these only to raise.
+
+cdef int _first_page_handle(intptr_t v, str name, str what) except -1:
+    """A handle the library dereferences, in the first page of memory: no object lies there."""
+    raise ValueError(f"{name} {v:#x} is not {what}: no such object lies in the first page of memory")
+
+
+cdef int _first_page_address(intptr_t v, str name) except -1:
+    """An address the library writes to, in the first page of memory: nothing lies there."""
+    raise ValueError(f"{name} {v:#x} is not an address to write to: nothing lies in the first page of memory")
+
+
+cdef void* _cstr_address(object o) except? NULL:
+    """A C string parameter: as _buffer_address, but an int address in the first page of memory
+    is refused (ValueError): the library would read the text there and crash."""
+    cdef void* p = _buffer_address(o, False)
+    if <uintptr_t>p - 1 < 4095:
+        raise ValueError(f"{<uintptr_t>p:#x} is not the address of a C string: nothing lies in the first page of memory")
+    return p

@@ -335,3 +335,53 @@ def test_filled_counts_are_not_documented_as_parameters():
     doc = driver.graph_get_nodes.__doc__
     assert "h_graph" in doc and "num_nodes :" not in doc and "numNodes :" not in doc
     assert "num_edges :" not in driver.graph_get_edges_v2.__doc__
+
+
+GUARDS = r"""
+import json
+from cuda.bindings._v2 import driver, nvrtc
+out = {}
+calls = [
+    # an NVRTC program in the first page of memory: NVRTC would dereference it
+    ("nvrtc", "compile_program", (8, [])), ("nvrtc", "get_ptx", (1,)), ("nvrtc", "get_program_log_size", (4095,)),
+    ("nvrtc", "destroy_program", (8,)), ("nvrtc", "add_name_expression", (16, "k")),
+    ("nvrtc", "set_flow_callback", (8, 1 << 20, 0)),
+    # 0 is NVRTC's to refuse; so is any program while the flow callback is NULL (NVRTC does not
+    # read the program then)
+    ("nvrtc", "get_ptx_size", (0,)), ("nvrtc", "set_flow_callback", (8, 0, 0)),
+    # C strings and output addresses in the first page: the driver would read or write there
+    # (refused before the driver is loaded)
+    ("driver", "module_get_function", (0, 8)), ("driver", "module_load", (64,)),
+    ("driver", "tensor_map_set_allocation_class", (None, 0, 8)),
+]
+for mod, f, args in calls:
+    try:
+        r = getattr({"nvrtc": nvrtc, "driver": driver}[mod], f)(*args)
+        out[f + repr(args)] = ["ok", repr(r)]
+    except Exception as e:
+        out[f + repr(args)] = [type(e).__name__, str(e)]
+print(json.dumps(out))
+"""
+
+
+def test_v2_guards_refuse_what_would_crash_the_library():
+    # a handle or address in the first page of memory (where nothing lies) that the library would
+    # read or write: ValueError before the call, where NVIDIA's _v2 passes it on and the process
+    # dies (a departure: docs/v2.md, "Bad inputs"); run in a child, so a crash fails the test
+    import os
+    proc = subprocess.run([sys.executable, "-c", GUARDS], capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p)))
+    assert proc.returncode == 0, f"exit {proc.returncode}: {proc.stderr[-3000:]}"
+    out = json.loads(proc.stdout)
+    first_page = {k: v for k, v in out.items() if v[0] == "ValueError"}
+    assert out["compile_program(8, [])"] == [
+        "ValueError", "prog 0x8 is not an NVRTC program: no such object lies in the first page of memory"]
+    assert set(first_page) == {"compile_program(8, [])", "get_ptx(1,)", "get_program_log_size(4095,)",
+                               "destroy_program(8,)", "add_name_expression(16, 'k')",
+                               "set_flow_callback(8, 1048576, 0)", "module_get_function(0, 8)",
+                               "module_load(64,)", "tensor_map_set_allocation_class(None, 0, 8)"}, out
+    assert "first page" in out["module_get_function(0, 8)"][1]
+    assert "out_alloc_class 0x8" in out["tensor_map_set_allocation_class(None, 0, 8)"][1]
+    # what the library answers itself is passed on, as through NVIDIA's
+    assert out["get_ptx_size(0,)"][0] == "InvalidProgramError", out
+    assert out["set_flow_callback(8, 0, 0)"][0] == "InvalidInputError", out

@@ -349,7 +349,7 @@ cpdef intptr_t create_program(bytes src, name, headers=None, include_names=None)
     cdef cynvrtc.nvrtcProgram _o_prog
     cdef char** _c_include_names = NULL
     cdef char** _c_headers = NULL
-    cdef void* _c_src = _buffer_address(src, False)
+    cdef void* _c_src = _cstr_address(src)
     cdef bytes _b_name = _text_arg(name, 'name', 'bytes_or_none')
     cdef const char* _c_name = NULL if _b_name is None else <const char*>_b_name
     cdef int _n_headers = 0
@@ -387,6 +387,8 @@ cpdef destroy_program(intptr_t prog):
     create_program
     """
     cdef cynvrtc.nvrtcResult _status
+    if <uintptr_t>prog - 1 < 4095:
+        _first_page_handle(prog, 'prog', 'an NVRTC program')
     cdef cynvrtc.nvrtcProgram _c_prog = <cynvrtc.nvrtcProgram>prog
     with nogil:
         _status = cynvrtc.nvrtcDestroyProgram(&_c_prog)
@@ -426,6 +428,8 @@ cpdef compile_program(intptr_t prog, options=None):
     """
     cdef cynvrtc.nvrtcResult _status
     cdef char** _c_options = NULL
+    if <uintptr_t>prog - 1 < 4095:
+        _first_page_handle(prog, 'prog', 'an NVRTC program')
     cdef int _n_options = 0
     cdef object _k_options = _bytes_list(options, <char***>&_c_options, &_n_options)
     with nogil:
@@ -461,6 +465,8 @@ cpdef size_t get_ptx_size(intptr_t prog) except? 0:
     """
     cdef cynvrtc.nvrtcResult _status
     cdef size_t _o_ptx_size_ret
+    if <uintptr_t>prog - 1 < 4095:
+        _first_page_handle(prog, 'prog', 'an NVRTC program')
     with nogil:
         _status = cynvrtc.nvrtcGetPTXSize(<cynvrtc.nvrtcProgram>prog, &_o_ptx_size_ret)
     if _status != 0:
@@ -495,6 +501,8 @@ cpdef bytes get_ptx(intptr_t prog):
     get_ptx_size
     """
     cdef cynvrtc.nvrtcResult _status
+    if <uintptr_t>prog - 1 < 4095:
+        _first_page_handle(prog, 'prog', 'an NVRTC program')
     cdef size_t _n = 0
     with nogil:
         _status = cynvrtc.nvrtcGetPTXSize(<cynvrtc.nvrtcProgram>prog, &_n)
@@ -539,6 +547,8 @@ cpdef size_t get_cubin_size(intptr_t prog) except? 0:
     """
     cdef cynvrtc.nvrtcResult _status
     cdef size_t _o_cubin_size_ret
+    if <uintptr_t>prog - 1 < 4095:
+        _first_page_handle(prog, 'prog', 'an NVRTC program')
     with nogil:
         _status = cynvrtc.nvrtcGetCUBINSize(<cynvrtc.nvrtcProgram>prog, &_o_cubin_size_ret)
     if _status != 0:
@@ -576,6 +586,8 @@ cpdef bytes get_cubin(intptr_t prog):
     get_cubin_size
     """
     cdef cynvrtc.nvrtcResult _status
+    if <uintptr_t>prog - 1 < 4095:
+        _first_page_handle(prog, 'prog', 'an NVRTC program')
     cdef size_t _n = 0
     with nogil:
         _status = cynvrtc.nvrtcGetCUBINSize(<cynvrtc.nvrtcProgram>prog, &_n)
@@ -619,6 +631,8 @@ cpdef size_t get_ltoir_size(intptr_t prog) except? 0:
     """
     cdef cynvrtc.nvrtcResult _status
     cdef size_t _o_ltoir_size_ret
+    if <uintptr_t>prog - 1 < 4095:
+        _first_page_handle(prog, 'prog', 'an NVRTC program')
     with nogil:
         _status = cynvrtc.nvrtcGetLTOIRSize(<cynvrtc.nvrtcProgram>prog, &_o_ltoir_size_ret)
     if _status != 0:
@@ -655,6 +669,8 @@ cpdef bytes get_ltoir(intptr_t prog):
     get_ltoir_size
     """
     cdef cynvrtc.nvrtcResult _status
+    if <uintptr_t>prog - 1 < 4095:
+        _first_page_handle(prog, 'prog', 'an NVRTC program')
     cdef size_t _n = 0
     with nogil:
         _status = cynvrtc.nvrtcGetLTOIRSize(<cynvrtc.nvrtcProgram>prog, &_n)
@@ -699,6 +715,8 @@ cpdef size_t get_optix_ir_size(intptr_t prog) except? 0:
     """
     cdef cynvrtc.nvrtcResult _status
     cdef size_t _o_optixir_size_ret
+    if <uintptr_t>prog - 1 < 4095:
+        _first_page_handle(prog, 'prog', 'an NVRTC program')
     with nogil:
         _status = cynvrtc.nvrtcGetOptiXIRSize(<cynvrtc.nvrtcProgram>prog, &_o_optixir_size_ret)
     if _status != 0:
@@ -736,6 +754,8 @@ cpdef bytes get_optix_ir(intptr_t prog):
     get_optix_ir_size
     """
     cdef cynvrtc.nvrtcResult _status
+    if <uintptr_t>prog - 1 < 4095:
+        _first_page_handle(prog, 'prog', 'an NVRTC program')
     cdef size_t _n = 0
     with nogil:
         _status = cynvrtc.nvrtcGetOptiXIRSize(<cynvrtc.nvrtcProgram>prog, &_n)
@@ -780,6 +800,8 @@ cpdef size_t get_program_log_size(intptr_t prog) except? 0:
     """
     cdef cynvrtc.nvrtcResult _status
     cdef size_t _o_log_size_ret
+    if <uintptr_t>prog - 1 < 4095:
+        _first_page_handle(prog, 'prog', 'an NVRTC program')
     with nogil:
         _status = cynvrtc.nvrtcGetProgramLogSize(<cynvrtc.nvrtcProgram>prog, &_o_log_size_ret)
     if _status != 0:
@@ -814,6 +836,8 @@ cpdef bytes get_program_log(intptr_t prog):
     get_program_log_size
     """
     cdef cynvrtc.nvrtcResult _status
+    if <uintptr_t>prog - 1 < 4095:
+        _first_page_handle(prog, 'prog', 'an NVRTC program')
     cdef size_t _n = 0
     with nogil:
         _status = cynvrtc.nvrtcGetProgramLogSize(<cynvrtc.nvrtcProgram>prog, &_n)
@@ -860,6 +884,8 @@ cpdef add_name_expression(intptr_t prog, name_expression):
     get_lowered_name
     """
     cdef cynvrtc.nvrtcResult _status
+    if <uintptr_t>prog - 1 < 4095:
+        _first_page_handle(prog, 'prog', 'an NVRTC program')
     cdef bytes _b_name_expression = _text_arg(name_expression, 'name_expression', 'str')
     cdef const char* _c_name_expression = NULL if _b_name_expression is None else <const char*>_b_name_expression
     with nogil:
@@ -904,6 +930,8 @@ cpdef bytes get_lowered_name(intptr_t prog, name_expression):
     """
     cdef cynvrtc.nvrtcResult _status
     cdef const char* _o_lowered_name = NULL
+    if <uintptr_t>prog - 1 < 4095:
+        _first_page_handle(prog, 'prog', 'an NVRTC program')
     cdef bytes _b_name_expression = _text_arg(name_expression, 'name_expression', 'str')
     cdef const char* _c_name_expression = NULL if _b_name_expression is None else <const char*>_b_name_expression
     with nogil:
@@ -998,6 +1026,8 @@ cpdef int get_pch_create_status(intptr_t prog) except? -1:
         NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED, NVRTC_ERROR_INVALID_PROGRAM
     """
     cdef cynvrtc.nvrtcResult _status
+    if <uintptr_t>prog - 1 < 4095:
+        _first_page_handle(prog, 'prog', 'an NVRTC program')
     with nogil:
         _status = cynvrtc.nvrtcGetPCHCreateStatus(<cynvrtc.nvrtcProgram>prog)
     return <int>_status
@@ -1027,6 +1057,8 @@ cpdef size_t get_pch_heap_size_required(intptr_t prog) except? 0:
     """
     cdef cynvrtc.nvrtcResult _status
     cdef size_t _o_size
+    if <uintptr_t>prog - 1 < 4095:
+        _first_page_handle(prog, 'prog', 'an NVRTC program')
     with nogil:
         _status = cynvrtc.nvrtcGetPCHHeapSizeRequired(<cynvrtc.nvrtcProgram>prog, &_o_size)
     if _status != 0:
@@ -1082,6 +1114,8 @@ cpdef set_flow_callback(intptr_t prog, intptr_t callback, intptr_t payload):
         NVRTC_ERROR_INVALID_PROGRAM, NVRTC_ERROR_INVALID_INPUT
     """
     cdef cynvrtc.nvrtcResult _status
+    if callback != 0 and <uintptr_t>prog - 1 < 4095:
+        _first_page_handle(prog, 'prog', 'an NVRTC program')
     with nogil:
         _status = cynvrtc.nvrtcSetFlowCallback(<cynvrtc.nvrtcProgram>prog, <void*>callback, <void*>payload)
     if _status != 0:

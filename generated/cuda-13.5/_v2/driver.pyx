@@ -3446,7 +3446,7 @@ cpdef intptr_t module_load(fname) except? 0:
     """
     cdef cydriver.CUresult _status
     cdef cydriver.CUmodule _o_module
-    cdef void* _c_fname = _buffer_address(fname, False)
+    cdef void* _c_fname = _cstr_address(fname)
     with nogil:
         _status = cydriver.cuModuleLoad(&_o_module, <const char*>_c_fname)
     if _status != 0:
@@ -3697,7 +3697,7 @@ cpdef intptr_t module_get_function(intptr_t hmod, name) except? 0:
     """
     cdef cydriver.CUresult _status
     cdef cydriver.CUfunction _o_hfunc
-    cdef void* _c_name = _buffer_address(name, False)
+    cdef void* _c_name = _cstr_address(name)
     with nogil:
         _status = cydriver.cuModuleGetFunction(&_o_hfunc, <cydriver.CUmodule>hmod, <const char*>_c_name)
     if _status != 0:
@@ -3822,7 +3822,7 @@ cpdef tuple module_get_global_v2(intptr_t hmod, name):
     cdef cydriver.CUresult _status
     cdef cydriver.CUdeviceptr _o_dptr
     cdef size_t _o_bytes
-    cdef void* _c_name = _buffer_address(name, False)
+    cdef void* _c_name = _cstr_address(name)
     with nogil:
         _status = cydriver.cuModuleGetGlobal(&_o_dptr, &_o_bytes, <cydriver.CUmodule>hmod, <const char*>_c_name)
     if _status != 0:
@@ -3945,7 +3945,7 @@ cpdef link_add_data_v2(intptr_t state, int type, intptr_t data, size_t size, nam
     accepted
     """
     cdef cydriver.CUresult _status
-    cdef void* _c_name = _buffer_address(name, False)
+    cdef void* _c_name = _cstr_address(name)
     with nogil:
         _status = cydriver.cuLinkAddData(<cydriver.CUlinkState>state, <cydriver.CUjitInputType>type, <void*>data, size, <const char*>_c_name, num_options, <cydriver.CUjit_option*>options, <void**>option_values)
     if _status != 0:
@@ -4004,7 +4004,7 @@ cpdef link_add_file_v2(intptr_t state, int type, path, unsigned int num_options,
     accepted
     """
     cdef cydriver.CUresult _status
-    cdef void* _c_path = _buffer_address(path, False)
+    cdef void* _c_path = _cstr_address(path)
     with nogil:
         _status = cydriver.cuLinkAddFile(<cydriver.CUlinkState>state, <cydriver.CUjitInputType>type, <const char*>_c_path, num_options, <cydriver.CUjit_option*>options, <void**>option_values)
     if _status != 0:
@@ -4078,7 +4078,7 @@ cpdef intptr_t module_get_tex_ref(intptr_t hmod, name) except? 0:
     """
     cdef cydriver.CUresult _status
     cdef cydriver.CUtexref _o_p_tex_ref
-    cdef void* _c_name = _buffer_address(name, False)
+    cdef void* _c_name = _cstr_address(name)
     with nogil:
         _status = cydriver.cuModuleGetTexRef(&_o_p_tex_ref, <cydriver.CUmodule>hmod, <const char*>_c_name)
     if _status != 0:
@@ -4122,7 +4122,7 @@ cpdef intptr_t module_get_surf_ref(intptr_t hmod, name) except? 0:
     """
     cdef cydriver.CUresult _status
     cdef cydriver.CUsurfref _o_p_surf_ref
-    cdef void* _c_name = _buffer_address(name, False)
+    cdef void* _c_name = _cstr_address(name)
     with nogil:
         _status = cydriver.cuModuleGetSurfRef(&_o_p_surf_ref, <cydriver.CUmodule>hmod, <const char*>_c_name)
     if _status != 0:
@@ -4286,7 +4286,7 @@ cpdef intptr_t library_load_from_file(file_name, intptr_t jit_options, intptr_t 
     """
     cdef cydriver.CUresult _status
     cdef cydriver.CUlibrary _o_library
-    cdef void* _c_file_name = _buffer_address(file_name, False)
+    cdef void* _c_file_name = _cstr_address(file_name)
     with nogil:
         _status = cydriver.cuLibraryLoadFromFile(&_o_library, <const char*>_c_file_name, <cydriver.CUjit_option*>jit_options, <void**>jit_options_values, num_jit_options, <cydriver.CUlibraryOption*>library_options, <void**>library_option_values, num_library_options)
     if _status != 0:
@@ -4359,7 +4359,7 @@ cpdef intptr_t library_get_kernel(intptr_t library, name) except? 0:
     """
     cdef cydriver.CUresult _status
     cdef cydriver.CUkernel _o_p_kernel
-    cdef void* _c_name = _buffer_address(name, False)
+    cdef void* _c_name = _cstr_address(name)
     with nogil:
         _status = cydriver.cuLibraryGetKernel(&_o_p_kernel, <cydriver.CUlibrary>library, <const char*>_c_name)
     if _status != 0:
@@ -4594,7 +4594,7 @@ cpdef tuple library_get_global(intptr_t library, name):
     cdef cydriver.CUresult _status
     cdef cydriver.CUdeviceptr _o_dptr
     cdef size_t _o_bytes
-    cdef void* _c_name = _buffer_address(name, False)
+    cdef void* _c_name = _cstr_address(name)
     with nogil:
         _status = cydriver.cuLibraryGetGlobal(&_o_dptr, &_o_bytes, <cydriver.CUlibrary>library, <const char*>_c_name)
     if _status != 0:
@@ -4641,7 +4641,7 @@ cpdef tuple library_get_managed(intptr_t library, name):
     cdef cydriver.CUresult _status
     cdef cydriver.CUdeviceptr _o_dptr
     cdef size_t _o_bytes
-    cdef void* _c_name = _buffer_address(name, False)
+    cdef void* _c_name = _cstr_address(name)
     with nogil:
         _status = cydriver.cuLibraryGetManaged(&_o_dptr, &_o_bytes, <cydriver.CUlibrary>library, <const char*>_c_name)
     if _status != 0:
@@ -4684,7 +4684,7 @@ cpdef intptr_t library_get_unified_function(intptr_t library, symbol) except? 0:
     """
     cdef cydriver.CUresult _status
     cdef void* _o_fptr
-    cdef void* _c_symbol = _buffer_address(symbol, False)
+    cdef void* _c_symbol = _cstr_address(symbol)
     with nogil:
         _status = cydriver.cuLibraryGetUnifiedFunction(&_o_fptr, <cydriver.CUlibrary>library, <const char*>_c_symbol)
     if _status != 0:
@@ -5938,7 +5938,7 @@ cpdef int device_get_by_pci_bus_id(pci_bus_id) except? -1:
     """
     cdef cydriver.CUresult _status
     cdef cydriver.CUdevice _o_dev
-    cdef void* _c_pci_bus_id = _buffer_address(pci_bus_id, False)
+    cdef void* _c_pci_bus_id = _cstr_address(pci_bus_id)
     with nogil:
         _status = cydriver.cuDeviceGetByPCIBusId(&_o_dev, <const char*>_c_pci_bus_id)
     if _status != 0:
@@ -22117,7 +22117,7 @@ cpdef graph_debug_dot_print(intptr_t h_graph, path, unsigned int flags):
         CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_OPERATING_SYSTEM
     """
     cdef cydriver.CUresult _status
-    cdef void* _c_path = _buffer_address(path, False)
+    cdef void* _c_path = _cstr_address(path)
     with nogil:
         _status = cydriver.cuGraphDebugDotPrint(<cydriver.CUgraph>h_graph, <const char*>_c_path, flags)
     if _status != 0:
@@ -25771,6 +25771,8 @@ cpdef tensor_map_set_allocation_class(tensor_map, int alloc_class, intptr_t out_
     """
     cdef cydriver.CUresult _status
     cdef intptr_t _c_tensor_map = _struct_address(tensor_map)
+    if <uintptr_t>out_alloc_class - 1 < 4095:
+        _first_page_address(out_alloc_class, 'out_alloc_class')
     with nogil:
         _status = cydriver.cuTensorMapSetAllocationClass(<cydriver.CUtensorMap*>_c_tensor_map, <cydriver.CUtensorMapAllocClass>alloc_class, <cydriver.CUtensorMapAllocClass*>out_alloc_class)
     if _status != 0:
@@ -26399,7 +26401,7 @@ cpdef tuple get_proc_address_v2(symbol, int cuda_version, uint64_t flags):
     cdef cydriver.CUresult _status
     cdef void* _o_pfn
     cdef cydriver.CUdriverProcAddressQueryResult _o_symbol_status
-    cdef void* _c_symbol = _buffer_address(symbol, False)
+    cdef void* _c_symbol = _cstr_address(symbol)
     with nogil:
         _status = cydriver.cuGetProcAddress(<const char*>_c_symbol, &_o_pfn, cuda_version, <cydriver.cuuint64_t>flags, &_o_symbol_status)
     if _status != 0:
@@ -28430,6 +28432,8 @@ cpdef graphics_resource_get_mapped_egl_frame(intptr_t egl_frame, intptr_t resour
     graphics_resource_get_mapped_pointer_v2, cudaGraphicsResourceGetMappedEglFrame
     """
     cdef cydriver.CUresult _status
+    if <uintptr_t>egl_frame - 1 < 4095:
+        _first_page_address(egl_frame, 'egl_frame')
     with nogil:
         _status = cydriver.cuGraphicsResourceGetMappedEglFrame(<cydriver.CUeglFrame*>egl_frame, <cydriver.CUgraphicsResource>resource, index, mip_level)
     if _status != 0:
