@@ -2,9 +2,11 @@
 docstring, as the `.pyx` (`emit_py.py`, `emit_snake.py`), the stubs (`stubs.py`) and the reference
 pages (`refdocs.py`) show them, from the names and types the resolve stage gave the model
 (`model.resolved`, resolve.py)."""
+import re
+
 from . import docstrings
 from . import overrides as ov
-from .common import bare, public_function, records_style, snake_case
+from .common import bare, public_function, public_param, records_style, snake_case
 from .libs import helpers, of
 
 
@@ -96,6 +98,78 @@ def _records_docstring(model, fn, refs, hidden=()):
         fn.pydoc or fn.doc, [(i.name, i.type, i.cname) for i in t.inputs if i.cname not in hidden], returns,
         names={p.name: p.pyname for p in fn.params}, outs=[p.name for p in outs], refs=refs, status=rn.status,
         raises=raises)
+
+
+def v2_refs(model):
+    """The docstring references of a cuda.bindings._v2 module (model: emit_v2.v2_model's): its
+    functions by their Python names, enum members by their short names (`Result.ERROR_INVALID_VALUE`)."""
+    refs = snake_refs(model)
+    for e, (_, py, members) in zip(model.enums, model.resolved.records.enums):
+        for (c, _), (short, _) in zip(e.members, members):
+            refs.member[c] = (py, short)
+    return refs
+
+
+# the Python type of a _v2 function's C parameter or result, as its stub (emit_v2._pyi) names it
+_V2_TYPES = {"float": "float", "double": "float", "bytes": "bytes", "str": "str", "tuple": "tuple[Any, ...]",
+             "object": "Any", "": "Any"}
+
+
+def v2_types(sig):
+    """([(name, stub type, default)] of a _v2 function's parameters, its result's stub type)
+    (sig: an emit_v2._Sig), as its `.pyi` line has them."""
+    params = [(n, _V2_TYPES.get(t, "int"), d) for t, n, d in sig.params]
+    ret = "None" if sig.ret == "object" and not sig.outs else _V2_TYPES.get(sig.ret, "int")
+    return params, ret
+
+
+def v2_outputs(sig):
+    """The C parameters of a _v2 function whose values it returns, in the order it returns them."""
+    L, fn = of(sig.m), sig.fn
+    takes = {n for _, n, _ in sig.params}
+    outs = [p for p in fn.params if p.name not in sig.counted
+            and (public_param(p, L) not in takes or p.conv == "value_inout")]
+    return outs if len(outs) == len(sig.outs) else None
+
+
+def v2_docstring(model, sig, refs):
+    """A cuda.bindings._v2 function's docstring (sig: an emit_v2._Sig; refs: v2_refs(model)): the
+    parameters the function takes (a list's count is its length), the values it returns for the C
+    output parameters, the exception of a failed status and the status members by their short names."""
+    L, fn, rn = of(model), sig.fn, model.resolved.records
+    typed = {i.cname: i.type for i in model.resolved.functions[fn.name].inputs}
+    by_name = {public_param(p, L): p for p in fn.params}
+    params = []
+    for (n, typ, _), (ctype, _, _) in zip(v2_types(sig)[0], sig.params):
+        p = by_name.get(n)
+        params.append((n, typed.get(p.name, typ) if typ == "Any" and p is not None else typ, p.name if p else None))
+    names = {p.name: public_param(p, L) for p in fn.params if p.name not in sig.counted}
+    for p in fn.params:         # a list's count: the length of the (first) list it counts
+        if p.conv == "strlist" and p.extra.get("count_param") in sig.counted:
+            names.setdefault(p.extra["count_param"], f"len({public_param(p, L)})")
+    found = v2_outputs(sig)
+    outs = found or []
+    raises = None
+    if bare(fn.ret) == "char":          # a C string, not a status: the text (nvrtcGetErrorString)
+        returns = [("", "str", None)]
+    elif fn.name in ov.STATUS_RESULT:
+        returns = [("", "int", None)]
+    else:
+        returns = []
+        for i, (_, _, r) in enumerate(sig.outs):
+            p = found[i] if found else None
+            cls = sig._record_class(p) if r == "object" and p is not None else None
+            typ = cls or ("memoryview" if r == "object" else _V2_TYPES.get(r, "int"))
+            returns.append((public_param(p, L), typ, p.name) if p is not None else ("", typ, ""))
+        err = L["snake"]["error"]
+        raises = (err, f"If the call fails: the {err} subclass of its status, with the {rn.status} member in "
+                  "its `status`", success_name(model))
+    doc = fn.pydoc or fn.doc
+    if found:       # "sets the output parameter \\p prog with it": the function returns it
+        doc = re.sub(r"\b(?:sets|populates the array passed via) the output parameters?\s+(\\p\s+\w+(?:\s+and\s+\\p\s+\w+)?)"
+                     r"\s+with(\s+it\b)?", lambda m: "returns it as " + m[1] if m[2] else f"returns, as {m[1]},", doc)
+    return docstrings.render(doc, params, returns, names=names, outs=[p.name for p in outs],
+                             refs=refs, status=rn.status, raises=raises)
 
 
 def module_refs(model):

@@ -1,8 +1,8 @@
 """python -m codegen.refdocs [--out DIR]: the API reference, as Markdown pages, from the model.
 
 One page per module (driver, runtime, nvrtc, nvjitlink, nvvm, and cufile, nvfatbin, nvml and
-cudla in their struct style) and one for the checked companion,
-plus an index. A module page lists its functions grouped as the headers group them (doxygen
+cudla in their struct style), one for the checked companion, one for each module of the second
+API (`_v2.driver`, `_v2.nvrtc`: emit_v2's functions and their stub signatures), plus an index. A module page lists its functions grouped as the headers group them (doxygen
 `\\defgroup`, in header order), each with its typed signature (`pytypes.py`, as in the stubs) and
 the docstring it has at run time; then its enums with their members, its types (handles,
 integer types, structs and unions with their fields), each naming the header group that holds it,
@@ -16,11 +16,11 @@ import sys
 import time
 from pathlib import Path
 
-from . import libs, model, parse, resolve
+from . import docstrings, emit_v2, libs, model, parse, resolve
 from . import overrides as ov
 from .common import extra_enums, records_style, twin_value
 from .libs import LIBS, helpers, module, of
-from .pyapi import docstring, helper_signatures, module_refs, signature
+from .pyapi import docstring, helper_signatures, module_refs, signature, v2_docstring, v2_refs, v2_types
 
 ROOT = Path(__file__).resolve().parent.parent
 OTHER = "Other"            # functions the headers put in no group
@@ -64,7 +64,7 @@ def _function_sections(m, fns):
     grouped as the headers group them, those in no group under "Other"."""
     titles = dict((g, t) for g, t in m.groups)
     used = [g for g, _ in m.groups if any(f[3] == g for f in fns)]
-    if ungrouped(m):
+    if any(f[3] not in titles for f in fns):
         used.append(OTHER)
     contents, sections = [], []
     for g in used:
@@ -113,10 +113,17 @@ def records_page(m):
          "## Contents", ""] + contents
     o += [f"- [{HELPERS}](#{anchor(HELPERS)})", "- [Exceptions](#exceptions)", "- [Enums](#enums)",
           "- [Types](#types)", "- [Constants](#constants)", ""] + sections
-    o += _records_helpers(m) + _records_exceptions(m) + ["## Enums", ""]
+    return "\n".join(o + _records_rest(m, enums, int) + _constants(m))
+
+
+def _records_rest(m, enums, value):
+    """The Helpers, Exceptions, Enums and Types sections of a struct-style module's page (`enums`:
+    [(C name or None, Python name, members)]; `value`: a member's value as the module has it)."""
+    rn = m.resolved.records
+    o = _records_helpers(m) + _records_exceptions(m) + ["## Enums", ""]
     for c, py, members in enums:
         o += [f"### {py}", "", (f"C enum `{c}`." if c else "From the header's `#define` constants of one kind.") + "", ""]
-        o += ["| member | value |", "| --- | ---: |"] + [f"| `{n}` | {int(v)} |" for n, v in members] + [""]
+        o += ["| member | value |", "| --- | ---: |"] + [f"| `{n}` | {int(value(v))} |" for n, v in members] + [""]
     o += ["## Types", "", "Each class holds the C memory of one struct or of an array of them: "
           "`ptr` is its address, `from_ptr`, `from_buffer` and `from_data` make one over existing memory, "
           "a numpy record of its dtype, or a copy; fields read and write as properties.", ""]
@@ -124,12 +131,50 @@ def records_page(m):
     for st in rn.layout:
         py = rn.cls[st.name]
         cname = st.aliases[0][0] if st.aliases and st.name.startswith("anon_") else st.ctype
+        cname = re.sub(r"^(?:struct|union) ", "", cname)       # the C name a tagged struct's class is of
         o += [f"### {py}", "", f"C {'union' if st.union else 'struct'} `{cname}`"
               + (f"; numpy dtype `{dtype_of[py]}`" if py in dtype_of else "") + ".", ""]
         o += _field_rows(("field", "C field", "type", "set from"), [
             f"| `{ft.name}` | `{ft.field.name}` | `{ft.read}` |" + (f" `{ft.write}` |" if ft.write != ft.read else " |")
             for ft in m.resolved.fields[st.name] if ft.shown])
-    return "\n".join(o + _constants(m))
+    return o
+
+
+def v2_page(m):
+    """The Markdown page of cuda.bindings._v2.<lib> (m: emit_v2.v2_model's): its functions (as
+    emit_v2 makes them, with their stub signatures) grouped as the header groups them, then as a
+    struct-style module's page: exceptions, enums by their short member names, struct classes
+    with their fields, and the module's constants."""
+    L = of(m)
+    rn = m.resolved.records
+    refs = v2_refs(m)
+    sigs = emit_v2._sigs(m)
+    fns = []
+    for s in sigs:
+        params, ret = v2_types(s)
+        text = ", ".join(f"{n}: {t}" + ("" if d is None else f" = {d}") for n, t, d in params)
+        fns.append((s.name, f"{s.name}({text}) -> {ret}", docstrings.quoted(v2_docstring(m, s, refs)), s.fn.group))
+        for alias, name in ov.V2_NAMES["aliases"].items():
+            if name == s.name:
+                fns.append((alias, f"{alias}({text}) -> {ret}", f"Another name of {name}.", s.fn.group))
+    enums = [(c, py, mem) for c, py, mem in rn.enums] + [(None, py, mem) for py, mem in ov.DEFINE_ENUMS_OF(m)]
+    consts = ov.PUBLIC_CONSTANTS.get(module(m), {})
+    contents, sections = _function_sections(m, fns)
+    o = [f"# cuda.bindings.{module(m)}", "",
+         f"{L['snake']['title']}: {len(fns)} functions, {len(enums)} enums, {len(rn.layout)} struct classes, "
+         f"{len(consts)} constants; the library's second API ([v2.md](../../docs/v2.md)): snake_case names, "
+         f"a function returns its outputs and raises a subclass of `{L['snake']['error']}` on a failed "
+         "status; handles and device pointers are ints. Generated from the CUDA "
+         f"{m.cuda} headers by `python -m codegen.refdocs`; the signatures are the module's stubs'. Each "
+         "function's text is the header's, for the function as `_v2` has it: the parameters it takes, "
+         "the values it returns of the C output parameters, and what it raises.", "",
+         "## Contents", ""] + contents
+    o += [f"- [{HELPERS}](#{anchor(HELPERS)})", "- [Exceptions](#exceptions)", "- [Enums](#enums)",
+          "- [Types](#types)", "- [Constants](#constants)", ""] + sections
+    o += _records_rest(m, enums, lambda v: twin_value(m, "enums", int(v)))
+    o += ["## Constants", "", "| name | value |", "| --- | --- |"]
+    o += [f"| `{py}` | `{twin_value(m, 'defines', dict(m.defines)[c])!r}` |" for c, py in consts.items()]
+    return "\n".join(o + [""])
 
 
 def _records_helpers(m):
@@ -252,7 +297,7 @@ def checked_page(models):
     return "\n".join(o)
 
 
-def index_page(models):
+def index_page(models, v2=None):
     o = ["# cuda.bindings: API reference", "",
          f"Generated from the CUDA {models['driver'].cuda} headers by `python -m codegen.refdocs`. How to use the "
          "bindings: [the guide](../../docs/guide.md).", "",
@@ -264,6 +309,9 @@ def index_page(models):
         o.append(f"| [cuda.bindings.{lib}]({lib}.md) | {LIBS[lib]['title']} | {n} |")
     n = sum(1 for lib in libs.checked() for fn in models[lib].functions if fn.python)
     o.append(f"| [cuda.bindings.checked](checked.md) | driver, runtime and NVRTC raising exceptions | {n} |")
+    for lib, m in (v2 or {}).items():
+        n = sum(1 + sum(1 for a in ov.V2_NAMES["aliases"].values() if a == s.name) for s in emit_v2._sigs(m))
+        o.append(f"| [cuda.bindings._v2.{lib}](_v2.{lib}.md) | {of(m)['snake']['title']} | {n} |")
     return "\n".join(o) + "\n"
 
 
@@ -278,8 +326,10 @@ def build(include_dir, out):
     for m in models.values():
         resolve.resolve(m, models)
     pages = {f"{lib}.md": module_page(models[lib]) + "\n" for lib in models}
+    v2 = {lib: emit_v2.v2_model(models[lib], models) for lib in models if "v2" in LIBS[lib]}
+    pages.update({f"_v2.{lib}.md": v2_page(v2[lib]) + "\n" for lib in v2})
     pages["checked.md"] = checked_page(models) + "\n"
-    pages["index.md"] = index_page(models)
+    pages["index.md"] = index_page(models, v2)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     for name, text in pages.items():

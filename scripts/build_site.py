@@ -32,6 +32,8 @@ GUIDES = [
     ("CUDA releases", "cuda-versions.md"), ("Changes between releases", "cuda-changelog.md"),
     ("Headers", "headers.md"), ("Wheels", "wheels.md"), ("This site", "site.md"), ("Design", "design.md"),
 ]
+#: where `python -m codegen.refdocs` writes the reference pages by default; a guide links them there
+REFDOCS = PurePosixPath("build/docs")
 _LINK = re.compile(r"(?<!\!)\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(([^()\s]+)\)")
 
 
@@ -42,7 +44,7 @@ def _site_path(repo_path, reference):
         return "index.md"
     if p.parent == PurePosixPath("docs") and p.suffix == ".md":
         return p.name
-    if p.parent == reference and p.suffix == ".md":
+    if p.parent in (reference, REFDOCS) and p.suffix == ".md":
         return f"reference/{p.name}"
     return None
 
@@ -87,7 +89,8 @@ def _stage(src, reference_dir):
     if missing:
         sys.exit(f"docs/ pages not in scripts/build_site.py's GUIDES: {', '.join(missing)}")
     pages = [("README.md", "index.md")] + [(f"docs/{n}", n) for _, n in GUIDES]
-    refs = sorted(p.name for p in Path(reference_dir).glob("*.md"))
+    # the modules' pages by name, the second API's (_v2.driver.md, _v2.nvrtc.md) after them
+    refs = sorted((p.name for p in Path(reference_dir).glob("*.md")), key=lambda n: (n.startswith("_v2."), n))
     pages += [((reference / n).as_posix(), f"reference/{n}") for n in refs]
     for repo, site in pages:
         text = (ROOT / repo).read_text(encoding="utf-8")

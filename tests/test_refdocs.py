@@ -15,6 +15,8 @@ MODULES = ["driver", "runtime", "nvrtc", "nvjitlink", "nvvm"]
 # the struct-style modules; cuDLA's in the builds whose headers have cudla.h (13.5 on)
 RECORDS = ["cufile", "nvfatbin", "nvml"] + (["cudla"] if importlib.util.find_spec("cuda.bindings.cudla") else [])
 MODULES += RECORDS
+# the second API's modules (cuda.bindings._v2, every build): pages _v2.driver.md, _v2.nvrtc.md
+V2 = ["_v2.driver", "_v2.nvrtc"]
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +66,7 @@ def _extra_declared(lib):
     return {public_function(Fn(n), LIBS[lib]) for n in names if n != "typedef"}
 
 
-@pytest.mark.parametrize("lib", MODULES)
+@pytest.mark.parametrize("lib", MODULES + V2)
 def test_every_public_function_once_under_a_group(pages, lib):
     mod = importlib.import_module(f"cuda.bindings.{lib}")
     secs = _sections(pages[f"{lib}.md"])
@@ -75,6 +77,14 @@ def test_every_public_function_once_under_a_group(pages, lib):
     assert all(groups.values()), [g for g, fs in groups.items() if not fs]
     if lib == "cufile":
         assert set(groups) == {"Other", "Helpers"}      # cufile.h groups nothing
+        return
+    if lib in V2:
+        # outside every group: the export table, the profiler's entry points; 12.9's deprecated NVVM getters
+        assert set(groups.get("Other", [])) <= {"get_export_table", "profiler_start", "profiler_stop",
+                                                "get_nvvm", "get_nvvm_size"}
+        assert len([g for g in groups if g not in ("Other", "Helpers")]) >= (20 if lib == "_v2.driver" else 4)
+        if lib == "_v2.driver":
+            assert {"link_create_v2", "link_destroy", "module_load_data"} <= set(groups["Module Management"])
         return
     # "Other" holds only what the headers declare outside every group (the export tables) or do
     # not declare (the profiler entry points, from cudaProfilerTypedefs.h; the declarations the
@@ -92,7 +102,7 @@ def test_every_public_function_once_under_a_group(pages, lib):
     assert len(from_headers) >= (20 if lib in ("driver", "runtime") else 1)
 
 
-@pytest.mark.parametrize("lib", MODULES)
+@pytest.mark.parametrize("lib", MODULES + V2)
 def test_contents_links_resolve_and_no_markup_leaks(pages, lib):
     text = pages[f"{lib}.md"]
     heads = {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-")
@@ -102,7 +112,7 @@ def test_contents_links_resolve_and_no_markup_leaks(pages, lib):
     assert not re.search(r"\\(param|brief|p|ref|sa|return)\b|::\w", text)
 
 
-@pytest.mark.parametrize("lib", MODULES)
+@pytest.mark.parametrize("lib", MODULES + V2)
 def test_enum_members_are_the_modules(pages, lib):
     mod = importlib.import_module(f"cuda.bindings.{lib}")
     text = pages[f"{lib}.md"].split("\n## Enums\n", 1)[1].split("\n## Types\n", 1)[0]
@@ -125,8 +135,8 @@ def test_types_name_their_header_group(pages):
 def test_index_and_checked_page(pages):
     index = pages["index.md"]
     targets = re.findall(r"\]\(([\w.]+\.md)\)", index)
-    assert set(targets) == {f"{lib}.md" for lib in MODULES} | {"checked.md"}
-    assert set(pages) == {f"{lib}.md" for lib in MODULES} | {"checked.md", "index.md"}
+    assert set(targets) == {f"{lib}.md" for lib in MODULES + V2} | {"checked.md"}
+    assert set(pages) == {f"{lib}.md" for lib in MODULES + V2} | {"checked.md", "index.md"}
     sections = re.split(r"^## cuda\.bindings\.checked\.(\w+)\n", pages["checked.md"], flags=re.M)
     listed = {lib: set(re.findall(r"^- \[`(\w+)\(", body, flags=re.M)) for lib, body in zip(sections[1::2], sections[2::2])}
     assert sorted(listed) == ["driver", "nvrtc", "runtime"]
@@ -137,7 +147,7 @@ def test_index_and_checked_page(pages):
     assert "- [`cuMemAlloc(bytesize: int) -> CUdeviceptr`](driver.md#cumemalloc)" in pages["checked.md"]
 
 
-@pytest.mark.parametrize("lib", RECORDS)
+@pytest.mark.parametrize("lib", RECORDS + V2)
 def test_struct_classes_with_their_dtypes_and_fields(pages, lib):
     mod = importlib.import_module(f"cuda.bindings.{lib}")
     from cuda.bindings._records import _Record
@@ -157,3 +167,35 @@ def test_struct_classes_with_their_dtypes_and_fields(pages, lib):
     errors = pages[f"{lib}.md"].split("\n## Exceptions\n", 1)[1].split("\n## Enums\n", 1)[0]
     for cls in re.findall(r"^\| `(\w+)` \| `ERROR_", errors, flags=re.M):
         assert issubclass(getattr(mod, cls), Exception)
+
+
+@pytest.mark.parametrize("lib", V2)
+def test_v2_signatures_are_the_modules(pages, lib):
+    """Each _v2 function's signature is its stub's line (the installed .pyi, where the build has
+    it) and takes the parameters the compiled function takes; its text returns the C outputs
+    and raises the module's exception."""
+    import inspect
+    mod = importlib.import_module(f"cuda.bindings.{lib}")
+    sigs = dict(re.findall(r"^### (\w+)\n\n```python\ndef (.*)\n```", pages[f"{lib}.md"], flags=re.M))
+    assert len(sigs) > (400 if lib == "_v2.driver" else 20)
+    for name, sig in sigs.items():
+        if name == "sizeof":
+            continue
+        params = [p.split(":")[0].strip() for p in sig.split("(", 1)[1].rsplit(") -> ", 1)[0].split(", ") if p]
+        assert params == list(inspect.signature(getattr(mod, name)).parameters), name
+    stub = Path(mod.__file__).with_name(lib.split(".")[1] + ".pyi")
+    if stub.is_file():
+        stubs = {m[0]: f"{m[0]}({m[1]} -> {m[2]}"
+                 for m in re.findall(r"^def (\w+)\((.*) -> (.*): \.\.\.$", stub.read_text(), flags=re.M)}
+        assert {n: s for n, s in sigs.items() if n != "sizeof"} == stubs
+    text = pages[f"{lib}.md"]
+    if lib == "_v2.nvrtc":
+        ptx = text.split("\n### get_ptx\n", 1)[1].split("\n### ", 1)[0]
+        assert "def get_ptx(prog: int) -> bytes" in ptx and "Returns\n-------\nptx : bytes" in ptx
+        assert "\nptx :" not in ptx.split("Returns")[0]         # the output is no parameter
+        assert "NvrtcError\n" in ptx and "ERROR_INVALID_PROGRAM" in ptx and "NVRTC_ERROR" not in ptx
+        assert "returns it as `prog`" in text and "output parameter" not in text.split("\n## Contents\n")[1].split("\n## Exceptions\n")[0]
+    else:
+        alloc = text.split("\n### mem_alloc_v2\n", 1)[1].split("\n### ", 1)[0]
+        assert "def mem_alloc_v2(bytesize: int) -> int" in alloc and "dptr : int" in alloc
+        assert "DriverError\n" in alloc and "ERROR_OUT_OF_MEMORY" in alloc and "CUDA_ERROR_" not in alloc

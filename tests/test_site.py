@@ -138,11 +138,13 @@ def browser(server):
 def test_the_site_builds_with_warnings_as_errors(site):
     n = int(re.search(r"site: (\d+) pages", site)[1])
     assert n >= 20, site            # the README, every guide, every reference page
+    assert (SITE / "reference" / "_v2.driver.html").is_file() and (SITE / "reference" / "_v2.nvrtc.html").is_file()
 
 
 def test_the_home_page_renders_with_its_navigation(server, browser):
     dom = browser.open(f"{server}/index.html", "index.png")
     assert "cuda-bindings-gen" in dom and 'href="guide.html"' in dom and 'href="reference/driver.html"' in dom
+    assert 'href="reference/_v2.driver.html"' in dom and 'href="reference/_v2.nvrtc.html"' in dom
     assert (SHOTS / "index.png").stat().st_size > 10_000
 
 
@@ -176,3 +178,6 @@ def test_links_are_rewritten_for_the_site():
                    "reference/index.md", ref) == "[the guide](../guide.md), [nvml](nvml.md)"
     assert rewrite("[API](../build/docs/driver.md#cumemalloc) [home](../README.md)", "docs/porting.md",
                    "porting.md", ref) == "[API](reference/driver.md#cumemalloc) [home](index.md)"
+    # a guide's link to the pages' default place (build/docs) is the page, wherever they were made
+    assert rewrite("[_v2.driver](../build/docs/_v2.driver.md#mem_alloc_v2)", "docs/v2.md", "v2.md",
+                   PurePosixPath("build/site-ref")) == "[_v2.driver](reference/_v2.driver.md#mem_alloc_v2)"
