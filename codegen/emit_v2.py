@@ -17,7 +17,7 @@ from .common import HEADER, bare, public_function, public_param, twin_value
 from .emit_py import _classes_at_import, _enum_table, _keep_gil_test, _records_errors, _records_tables
 from .libs import module, of
 from .model import SCALARS
-from .pyapi import snake_docstring, snake_refs
+from .pyapi import v2_docstring, v2_refs
 from .stubs import _enum_class, _fields, _records_errors as _stub_errors
 from . import resolve
 
@@ -357,7 +357,7 @@ class _Sig:
 
     def body(self, refs):
         fn = self.fn
-        o = [self.head() + ":", '    """' + docstrings.quoted(snake_docstring(self.m, fn, refs, self.filled)) + '\n    """']
+        o = [self.head() + ":", '    """' + docstrings.quoted(v2_docstring(self.m, self, refs)) + '\n    """']
         args = ", ".join(self.cargs[p.name] for p in fn.params)
         if _text_result(fn):
             return o + self._indented(self.lines) + [f"    return _text0({self.cy}.{fn.name}({args}))", ""]
@@ -433,7 +433,7 @@ def _pyx(model, sigs):
           'include "../_v2_common.pxi"', ""]
     o += _classes_at_import(len(rn.enums) + len(ov.DEFINE_ENUMS_OF(model)), rn.layout)
     o += _records_errors(model)
-    refs = snake_refs(model)
+    refs = v2_refs(model)
     for s in sigs:
         o += [""] + s.body(refs)
     return "\n".join(o + _aliases(sigs)) + "\n"

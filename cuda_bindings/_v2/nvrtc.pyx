@@ -198,7 +198,7 @@ cpdef str get_error_string(int result):
 
     Parameters
     ----------
-    result : Result | int
+    result : int
         CUDA Runtime Compilation API result code.
 
     Returns
@@ -210,8 +210,8 @@ cpdef str get_error_string(int result):
 
 
 cpdef tuple version():
-    """nvrtcVersion sets the output parameters `major` and `minor` with the CUDA Runtime
-    Compilation version number.
+    """nvrtcVersion returns, as `major` and `minor`, the CUDA Runtime Compilation
+    version number.
 
     Returns
     -------
@@ -223,9 +223,10 @@ cpdef tuple version():
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_INVALID_INPUT
+        ERROR_INVALID_INPUT
     """
     cdef cynvrtc.nvrtcResult _status
     cdef int _o_major
@@ -237,8 +238,8 @@ cpdef tuple version():
 
 
 cpdef int get_num_supported_archs() except? -1:
-    """nvrtcGetNumSupportedArchs sets the output parameter `numArchs` with the number of
-    architectures supported by NVRTC.
+    """nvrtcGetNumSupportedArchs returns, as `num_archs`, the number of architectures
+    supported by NVRTC.
 
     This can then be used to pass an array to get_supported_archs to get the supported
     architectures.
@@ -247,15 +248,16 @@ cpdef int get_num_supported_archs() except? -1:
 
     Returns
     -------
-    numArchs : int
+    num_archs : int
         number of supported architectures.
 
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_INVALID_INPUT
+        ERROR_INVALID_INPUT
     """
     cdef cynvrtc.nvrtcResult _status
     cdef int _o_num_archs
@@ -267,8 +269,8 @@ cpdef int get_num_supported_archs() except? -1:
 
 
 cpdef get_supported_archs():
-    """nvrtcGetSupportedArchs populates the array passed via the output parameter
-    `supportedArchs` with the architectures supported by NVRTC.
+    """nvrtcGetSupportedArchs returns, as `supported_archs`, the architectures supported
+    by NVRTC.
 
     The array is sorted in the ascending order. The size of the array to be passed can
     be determined using get_num_supported_archs.
@@ -277,15 +279,16 @@ cpdef get_supported_archs():
 
     Returns
     -------
-    supportedArchs : memoryview
+    supported_archs : memoryview
         sorted array of supported architectures.
 
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_INVALID_INPUT
+        ERROR_INVALID_INPUT
     """
     cdef cynvrtc.nvrtcResult _status
     cdef int _n = 0
@@ -304,28 +307,24 @@ cpdef get_supported_archs():
 
 cpdef intptr_t create_program(bytes src, name, headers=None, include_names=None) except? 0:
     """nvrtcCreateProgram creates an instance of nvrtcProgram with the given input
-    parameters, and sets the output parameter `prog` with it.
+    parameters, and returns it as `prog`.
 
     Parameters
     ----------
-    src : str | bytes
+    src : bytes
         CUDA program source.
     name : str | bytes
         CUDA program name.
 
         `name` can be NULL; "default_program" is used when `name` is NULL or "".
-    num_headers : int
-        Number of headers used.
-
-        `numHeaders` must be greater than or equal to 0.
     headers : Sequence[bytes | str] | None
         Sources of the headers.
 
-        `headers` can be NULL when `numHeaders` is 0.
+        `headers` can be NULL when `len(headers)` is 0.
     include_names : Sequence[bytes | str] | None
         Name of each header by which they can be included in the CUDA program source.
 
-        `includeNames` can be NULL when `numHeaders` is 0. These headers must be
+        `include_names` can be NULL when `len(headers)` is 0. These headers must be
         included with the exact names specified here.
 
     Returns
@@ -336,10 +335,11 @@ cpdef intptr_t create_program(bytes src, name, headers=None, include_names=None)
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_OUT_OF_MEMORY, NVRTC_ERROR_PROGRAM_CREATION_FAILURE,
-        NVRTC_ERROR_INVALID_INPUT, NVRTC_ERROR_INVALID_PROGRAM
+        ERROR_OUT_OF_MEMORY, ERROR_PROGRAM_CREATION_FAILURE, ERROR_INVALID_INPUT,
+        ERROR_INVALID_PROGRAM
 
     See Also
     --------
@@ -378,9 +378,10 @@ cpdef destroy_program(intptr_t prog):
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_INVALID_PROGRAM
+        ERROR_INVALID_PROGRAM
 
     See Also
     --------
@@ -405,12 +406,10 @@ cpdef compile_program(intptr_t prog, options=None):
     ----------
     prog : int
         CUDA Runtime Compilation program.
-    num_options : int
-        Number of compiler options passed.
     options : Sequence[bytes | str] | None
         Compiler options in the form of C string array.
 
-        `options` can be NULL when `numOptions` is 0.
+        `options` can be NULL when `len(options)` is 0.
 
     Returns
     -------
@@ -419,12 +418,12 @@ cpdef compile_program(intptr_t prog, options=None):
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_OUT_OF_MEMORY, NVRTC_ERROR_INVALID_INPUT,
-        NVRTC_ERROR_INVALID_PROGRAM, NVRTC_ERROR_INVALID_OPTION,
-        NVRTC_ERROR_COMPILATION, NVRTC_ERROR_BUILTIN_OPERATION_FAILURE,
-        NVRTC_ERROR_TIME_FILE_WRITE_FAILED, NVRTC_ERROR_CANCELLED
+        ERROR_OUT_OF_MEMORY, ERROR_INVALID_INPUT, ERROR_INVALID_PROGRAM,
+        ERROR_INVALID_OPTION, ERROR_COMPILATION, ERROR_BUILTIN_OPERATION_FAILURE,
+        ERROR_TIME_FILE_WRITE_FAILED, ERROR_CANCELLED
     """
     cdef cynvrtc.nvrtcResult _status
     cdef char** _c_options = NULL
@@ -439,8 +438,8 @@ cpdef compile_program(intptr_t prog, options=None):
 
 
 cpdef size_t get_ptx_size(intptr_t prog) except? 0:
-    """nvrtcGetPTXSize sets the value of `ptxSizeRet` with the size of the PTX generated
-    by the previous compilation of `prog` (including the trailing NULL).
+    """nvrtcGetPTXSize sets the value of `ptx_size_ret` with the size of the PTX
+    generated by the previous compilation of `prog` (including the trailing NULL).
 
     Parameters
     ----------
@@ -449,15 +448,16 @@ cpdef size_t get_ptx_size(intptr_t prog) except? 0:
 
     Returns
     -------
-    ptxSizeRet : int
+    ptx_size_ret : int
         Size of the generated PTX (including the trailing NULL).
 
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_INVALID_INPUT, NVRTC_ERROR_INVALID_PROGRAM
+        ERROR_INVALID_INPUT, ERROR_INVALID_PROGRAM
 
     See Also
     --------
@@ -482,19 +482,19 @@ cpdef bytes get_ptx(intptr_t prog):
     ----------
     prog : int
         CUDA Runtime Compilation program.
-    ptx : Buffer | int
-        Compiled result.
 
     Returns
     -------
-    None
+    ptx : bytes
+        Compiled result.
 
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_INVALID_INPUT, NVRTC_ERROR_INVALID_PROGRAM
+        ERROR_INVALID_INPUT, ERROR_INVALID_PROGRAM
 
     See Also
     --------
@@ -518,7 +518,7 @@ cpdef bytes get_ptx(intptr_t prog):
 
 
 cpdef size_t get_cubin_size(intptr_t prog) except? 0:
-    """nvrtcGetCUBINSize sets the value of `cubinSizeRet` with the size of the cubin
+    """nvrtcGetCUBINSize sets the value of `cubin_size_ret` with the size of the cubin
     generated by the previous compilation of `prog`.
 
     The value of cubinSizeRet is set to 0 if the value specified to -arch is a virtual
@@ -531,15 +531,16 @@ cpdef size_t get_cubin_size(intptr_t prog) except? 0:
 
     Returns
     -------
-    cubinSizeRet : int
+    cubin_size_ret : int
         Size of the generated cubin.
 
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_INVALID_INPUT, NVRTC_ERROR_INVALID_PROGRAM
+        ERROR_INVALID_INPUT, ERROR_INVALID_PROGRAM
 
     See Also
     --------
@@ -567,19 +568,19 @@ cpdef bytes get_cubin(intptr_t prog):
     ----------
     prog : int
         CUDA Runtime Compilation program.
-    cubin : Buffer | int
-        Compiled and assembled result.
 
     Returns
     -------
-    None
+    cubin : bytes
+        Compiled and assembled result.
 
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_INVALID_INPUT, NVRTC_ERROR_INVALID_PROGRAM
+        ERROR_INVALID_INPUT, ERROR_INVALID_PROGRAM
 
     See Also
     --------
@@ -603,7 +604,7 @@ cpdef bytes get_cubin(intptr_t prog):
 
 
 cpdef size_t get_ltoir_size(intptr_t prog) except? 0:
-    """nvrtcGetLTOIRSize sets the value of `LTOIRSizeRet` with the size of the LTO IR
+    """nvrtcGetLTOIRSize sets the value of `ltoir_size_ret` with the size of the LTO IR
     generated by the previous compilation of `prog`.
 
     The value of LTOIRSizeRet is set to 0 if the program was not compiled with -dlto.
@@ -615,15 +616,16 @@ cpdef size_t get_ltoir_size(intptr_t prog) except? 0:
 
     Returns
     -------
-    LTOIRSizeRet : int
+    ltoir_size_ret : int
         Size of the generated LTO IR.
 
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_INVALID_INPUT, NVRTC_ERROR_INVALID_PROGRAM
+        ERROR_INVALID_INPUT, ERROR_INVALID_PROGRAM
 
     See Also
     --------
@@ -642,7 +644,7 @@ cpdef size_t get_ltoir_size(intptr_t prog) except? 0:
 
 cpdef bytes get_ltoir(intptr_t prog):
     """nvrtcGetLTOIR stores the LTO IR generated by the previous compilation of `prog`
-    in the memory pointed by `LTOIR`.
+    in the memory pointed by `ltoir`.
 
     No LTO IR is available if the program was compiled without -dlto.
 
@@ -650,19 +652,19 @@ cpdef bytes get_ltoir(intptr_t prog):
     ----------
     prog : int
         CUDA Runtime Compilation program.
-    ltoir : Buffer | int
-        Compiled result.
 
     Returns
     -------
-    None
+    ltoir : bytes
+        Compiled result.
 
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_INVALID_INPUT, NVRTC_ERROR_INVALID_PROGRAM
+        ERROR_INVALID_INPUT, ERROR_INVALID_PROGRAM
 
     See Also
     --------
@@ -686,8 +688,8 @@ cpdef bytes get_ltoir(intptr_t prog):
 
 
 cpdef size_t get_optix_ir_size(intptr_t prog) except? 0:
-    """nvrtcGetOptiXIRSize sets the value of `optixirSizeRet` with the size of the OptiX
-    IR generated by the previous compilation of `prog`.
+    """nvrtcGetOptiXIRSize sets the value of `optixir_size_ret` with the size of the
+    OptiX IR generated by the previous compilation of `prog`.
 
     The value of nvrtcGetOptiXIRSize is set to 0 if the program was compiled with
     options incompatible with OptiX IR generation.
@@ -699,15 +701,16 @@ cpdef size_t get_optix_ir_size(intptr_t prog) except? 0:
 
     Returns
     -------
-    optixirSizeRet : int
+    optixir_size_ret : int
         Size of the generated LTO IR.
 
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_INVALID_INPUT, NVRTC_ERROR_INVALID_PROGRAM
+        ERROR_INVALID_INPUT, ERROR_INVALID_PROGRAM
 
     See Also
     --------
@@ -735,19 +738,19 @@ cpdef bytes get_optix_ir(intptr_t prog):
     ----------
     prog : int
         CUDA Runtime Compilation program.
-    optixir : Buffer | int
-        Optix IR Compiled result.
 
     Returns
     -------
-    None
+    optixir : bytes
+        Optix IR Compiled result.
 
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_INVALID_INPUT, NVRTC_ERROR_INVALID_PROGRAM
+        ERROR_INVALID_INPUT, ERROR_INVALID_PROGRAM
 
     See Also
     --------
@@ -771,7 +774,7 @@ cpdef bytes get_optix_ir(intptr_t prog):
 
 
 cpdef size_t get_program_log_size(intptr_t prog) except? 0:
-    """nvrtcGetProgramLogSize sets `logSizeRet` with the size of the log generated by
+    """nvrtcGetProgramLogSize sets `log_size_ret` with the size of the log generated by
     the previous compilation of `prog` (including the trailing NULL).
 
     Note that compilation log may be generated with warnings and informative messages,
@@ -784,15 +787,16 @@ cpdef size_t get_program_log_size(intptr_t prog) except? 0:
 
     Returns
     -------
-    logSizeRet : int
+    log_size_ret : int
         Size of the compilation log (including the trailing NULL).
 
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_INVALID_INPUT, NVRTC_ERROR_INVALID_PROGRAM
+        ERROR_INVALID_INPUT, ERROR_INVALID_PROGRAM
 
     See Also
     --------
@@ -817,19 +821,19 @@ cpdef bytes get_program_log(intptr_t prog):
     ----------
     prog : int
         CUDA Runtime Compilation program.
-    log : Buffer | int
-        Compilation log.
 
     Returns
     -------
-    None
+    log : bytes
+        Compilation log.
 
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_INVALID_INPUT, NVRTC_ERROR_INVALID_PROGRAM
+        ERROR_INVALID_INPUT, ERROR_INVALID_PROGRAM
 
     See Also
     --------
@@ -874,10 +878,11 @@ cpdef add_name_expression(intptr_t prog, name_expression):
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_INVALID_PROGRAM, NVRTC_ERROR_INVALID_INPUT,
-        NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION
+        ERROR_INVALID_PROGRAM, ERROR_INVALID_INPUT,
+        ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION
 
     See Also
     --------
@@ -912,17 +917,18 @@ cpdef bytes get_lowered_name(intptr_t prog, name_expression):
 
     Returns
     -------
-    lowered_name : bytes | None
+    lowered_name : bytes
         initialized by the function to point to a C string containing the lowered
         (mangled) name corresponding to the provided name expression.
 
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION, NVRTC_ERROR_INVALID_PROGRAM,
-        NVRTC_ERROR_INVALID_INPUT, NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID
+        ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION, ERROR_INVALID_PROGRAM,
+        ERROR_INVALID_INPUT, ERROR_NAME_EXPRESSION_NOT_VALID
 
     See Also
     --------
@@ -952,9 +958,10 @@ cpdef size_t get_pch_heap_size() except? 0:
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_INVALID_INPUT
+        ERROR_INVALID_INPUT
     """
     cdef cynvrtc.nvrtcResult _status
     cdef size_t _o_ret
@@ -984,7 +991,8 @@ cpdef set_pch_heap_size(size_t size):
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`.
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`.
     """
     cdef cynvrtc.nvrtcResult _status
     with nogil:
@@ -1015,15 +1023,9 @@ cpdef int get_pch_create_status(intptr_t prog) except? -1:
 
     Returns
     -------
-    None
-
-    Raises
-    ------
-    NvrtcError
-        If the call fails, with the Result member in its `status`:
-
-        NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED, NVRTC_ERROR_PCH_CREATE,
-        NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED, NVRTC_ERROR_INVALID_PROGRAM
+    int
+        SUCCESS, ERROR_NO_PCH_CREATE_ATTEMPTED, ERROR_PCH_CREATE,
+        ERROR_PCH_CREATE_HEAP_EXHAUSTED, ERROR_INVALID_PROGRAM
     """
     cdef cynvrtc.nvrtcResult _status
     if <uintptr_t>prog - 1 < 4095:
@@ -1049,11 +1051,12 @@ cpdef size_t get_pch_heap_size_required(intptr_t prog) except? 0:
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        - NVRTC_ERROR_INVALID_PROGRAM
-        - NVRTC_ERROR_INVALID_INPUT The size retrieved using this function is only valid
-          if nvrtcGetPCHCreateStatus()
+        - ERROR_INVALID_PROGRAM
+        - ERROR_INVALID_INPUT The size retrieved using this function is only valid if
+          nvrtcGetPCHCreateStatus()
     """
     cdef cynvrtc.nvrtcResult _status
     cdef size_t _o_size
@@ -1097,9 +1100,9 @@ cpdef set_flow_callback(intptr_t prog, intptr_t callback, intptr_t payload):
     ----------
     prog : int
         CUDA Runtime Compilation program.
-    callback : Buffer | int
+    callback : int
         the callback that issues cancellation signal.
-    payload : Buffer | int
+    payload : int
         to be passed as a parameter when invoking the callback.
 
     Returns
@@ -1109,9 +1112,10 @@ cpdef set_flow_callback(intptr_t prog, intptr_t callback, intptr_t payload):
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_INVALID_PROGRAM, NVRTC_ERROR_INVALID_INPUT
+        ERROR_INVALID_PROGRAM, ERROR_INVALID_INPUT
     """
     cdef cynvrtc.nvrtcResult _status
     if callback != 0 and <uintptr_t>prog - 1 < 4095:

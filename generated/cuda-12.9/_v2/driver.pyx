@@ -932,26 +932,27 @@ def _status_name(long long status):
 cpdef str get_error_string(int error):
     """Gets the string description of an error code.
 
-    Sets `pStr` to the address of a NULL-terminated string description of the error code
-    `error`. If the error code is not recognized, CUDA_ERROR_INVALID_VALUE will be
-    returned and `pStr` will be set to the NULL address.
+    Sets `p_str` to the address of a NULL-terminated string description of the error
+    code `error`. If the error code is not recognized, ERROR_INVALID_VALUE will be
+    returned and `p_str` will be set to the NULL address.
 
     Parameters
     ----------
-    error : Result | int
+    error : int
         Error code to convert to string
 
     Returns
     -------
-    pStr : bytes | None
+    p_str : str
         Address of the string pointer.
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -968,27 +969,27 @@ cpdef str get_error_string(int error):
 cpdef str get_error_name(int error):
     """Gets the string representation of an error code enum name.
 
-    Sets `pStr` to the address of a NULL-terminated string representation of the name of
-    the enum error code `error`. If the error code is not recognized,
-    CUDA_ERROR_INVALID_VALUE will be returned and `pStr` will be set to the NULL
-    address.
+    Sets `p_str` to the address of a NULL-terminated string representation of the name
+    of the enum error code `error`. If the error code is not recognized,
+    ERROR_INVALID_VALUE will be returned and `p_str` will be set to the NULL address.
 
     Parameters
     ----------
-    error : Result | int
+    error : int
         Error code to convert to string
 
     Returns
     -------
-    pStr : bytes | None
+    p_str : str
         Address of the string pointer.
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -1006,8 +1007,8 @@ cpdef init(unsigned int flags):
     """Initialize the CUDA driver API Initializes the driver API and must be called
     before any other function from the driver API in the current process.
 
-    Currently, the `Flags` parameter must be 0. If init has not been called, any
-    function from the driver API will return CUDA_ERROR_NOT_INITIALIZED.
+    Currently, the `flags` parameter must be 0. If init has not been called, any
+    function from the driver API will return ERROR_NOT_INITIALIZED.
 
     Parameters
     ----------
@@ -1021,10 +1022,11 @@ cpdef init(unsigned int flags):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_DEVICE,
-        CUDA_ERROR_SYSTEM_DRIVER_MISMATCH, CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE
+        ERROR_INVALID_VALUE, ERROR_INVALID_DEVICE, ERROR_SYSTEM_DRIVER_MISMATCH,
+        ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE
     """
     cdef cydriver.CUresult _status
     with nogil:
@@ -1036,24 +1038,24 @@ cpdef init(unsigned int flags):
 cpdef int driver_get_version() except? -1:
     """Returns the latest CUDA version supported by driver.
 
-    Returns, as `driverVersion`, the version of CUDA supported by the driver. The
+    Returns, as `driver_version`, the version of CUDA supported by the driver. The
     version is returned as (1000 * major + 10 * minor). For example, CUDA 9.2 would be
     represented by 9020.
 
-    This function automatically returns CUDA_ERROR_INVALID_VALUE if `driverVersion` is
-    NULL.
+    This function automatically returns ERROR_INVALID_VALUE if `driver_version` is NULL.
 
     Returns
     -------
-    driverVersion : int
+    driver_version : int
         Returns the CUDA driver version
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -1086,10 +1088,11 @@ cpdef int device_get(int ordinal) except? -1:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_DEVICE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_INVALID_DEVICE
 
     See Also
     --------
@@ -1119,10 +1122,11 @@ cpdef int device_get_count() except? -1:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -1141,9 +1145,9 @@ cpdef bytes device_get_name(int len, int dev):
     """Returns an identifier string for the device.
 
     Returns an ASCII string identifying the device `dev` in the NULL-terminated string
-    pointed to by `name`. `length` specifies the maximum length of the string that may
-    be returned. `name` is shortened to the specified `length`, if `length` is less than
-    the device name
+    pointed to by `name`. `len` specifies the maximum length of the string that may be
+    returned. `name` is shortened to the specified `len`, if `len` is less than the
+    device name
 
     Parameters
     ----------
@@ -1154,16 +1158,17 @@ cpdef bytes device_get_name(int len, int dev):
 
     Returns
     -------
-    name : str
+    name : bytes
         Returned identifier string for the device
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_DEVICE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_INVALID_DEVICE
 
     See Also
     --------
@@ -1203,10 +1208,11 @@ cpdef device_get_uuid(int dev):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE,
-        CUDA_ERROR_INVALID_DEVICE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE,
+        ERROR_INVALID_DEVICE
 
     See Also
     --------
@@ -1243,10 +1249,11 @@ cpdef device_get_uuid_v2(int dev):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE,
-        CUDA_ERROR_INVALID_DEVICE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE,
+        ERROR_INVALID_DEVICE
 
     See Also
     --------
@@ -1265,7 +1272,7 @@ cpdef device_get_uuid_v2(int dev):
 cpdef tuple device_get_luid(int dev):
     """Return an LUID and device node mask for the device.
 
-    Return identifying information (`luid` and `deviceNodeMask`) to allow matching
+    Return identifying information (`luid` and `device_node_mask`) to allow matching
     device with graphics APIs.
 
     Parameters
@@ -1275,18 +1282,19 @@ cpdef tuple device_get_luid(int dev):
 
     Returns
     -------
-    luid : memoryview
+    luid : bytes
         Returned LUID
-    deviceNodeMask : int
+    device_node_mask : int
         Returned device node mask
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE,
-        CUDA_ERROR_INVALID_DEVICE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE,
+        ERROR_INVALID_DEVICE
 
     See Also
     --------
@@ -1306,7 +1314,7 @@ cpdef tuple device_get_luid(int dev):
 cpdef size_t device_total_mem_v2(int dev) except? 0:
     """Returns the total amount of memory on the device.
 
-    Returns, as `numbytes`, the total amount of memory available on the device `dev` in
+    Returns, as `bytes`, the total amount of memory available on the device `dev` in
     bytes.
 
     Parameters
@@ -1316,16 +1324,17 @@ cpdef size_t device_total_mem_v2(int dev) except? 0:
 
     Returns
     -------
-    numbytes : int
+    bytes : int
         Returned memory available on device in bytes
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_DEVICE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_INVALID_DEVICE
 
     See Also
     --------
@@ -1345,12 +1354,12 @@ cpdef size_t device_get_texture_1d_linear_max_width(int format, unsigned int num
     """Returns the maximum number of elements allocatable in a 1D linear texture for a
     given texture element size.
 
-    Returns, as `maxWidthInElements`, the maximum number of texture elements allocatable
-    in a 1D linear texture for given `pformat` and `numChannels`.
+    Returns, as `max_width_in_elements`, the maximum number of texture elements
+    allocatable in a 1D linear texture for given `format` and `num_channels`.
 
     Parameters
     ----------
-    format : ArrayFormat | int
+    format : int
         Texture format.
     num_channels : int
         Number of channels per texture element.
@@ -1359,17 +1368,18 @@ cpdef size_t device_get_texture_1d_linear_max_width(int format, unsigned int num
 
     Returns
     -------
-    maxWidthInElements : int
-        Returned maximum number of texture elements allocatable for given `pformat` and
-        `numChannels`.
+    max_width_in_elements : int
+        Returned maximum number of texture elements allocatable for given `format` and
+        `num_channels`.
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_DEVICE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_INVALID_DEVICE
 
     See Also
     --------
@@ -1391,260 +1401,225 @@ cpdef int device_get_attribute(int attrib, int dev) except? -1:
     Returns, as `pi`, the integer value of the attribute `attrib` on device `dev`. The
     supported attributes are:
 
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: Maximum number of
-      threads per block;
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: Maximum x-dimension of a
-      block
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: Maximum y-dimension of a
-      block
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: Maximum z-dimension of a
-      block
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: Maximum x-dimension of a grid
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: Maximum y-dimension of a grid
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: Maximum z-dimension of a grid
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: Maximum amount of
-      shared memory available to a thread block in bytes
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY: Memory available on
-      device for __constant__ variables in a CUDA C kernel in bytes
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_WARP_SIZE: Warp size in threads
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAX_PITCH: Maximum pitch in bytes allowed by
-      the memory copy functions that involve memory regions allocated through
-      mem_alloc_pitch_v2
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH: Maximum 1D texture
+    - DeviceAttribute.MAX_THREADS_PER_BLOCK: Maximum number of threads per block;
+    - DeviceAttribute.MAX_BLOCK_DIM_X: Maximum x-dimension of a block
+    - DeviceAttribute.MAX_BLOCK_DIM_Y: Maximum y-dimension of a block
+    - DeviceAttribute.MAX_BLOCK_DIM_Z: Maximum z-dimension of a block
+    - DeviceAttribute.MAX_GRID_DIM_X: Maximum x-dimension of a grid
+    - DeviceAttribute.MAX_GRID_DIM_Y: Maximum y-dimension of a grid
+    - DeviceAttribute.MAX_GRID_DIM_Z: Maximum z-dimension of a grid
+    - DeviceAttribute.MAX_SHARED_MEMORY_PER_BLOCK: Maximum amount of shared memory
+      available to a thread block in bytes
+    - DeviceAttribute.TOTAL_CONSTANT_MEMORY: Memory available on device for __constant__
+      variables in a CUDA C kernel in bytes
+    - DeviceAttribute.WARP_SIZE: Warp size in threads
+    - DeviceAttribute.MAX_PITCH: Maximum pitch in bytes allowed by the memory copy
+      functions that involve memory regions allocated through mem_alloc_pitch_v2
+    - DeviceAttribute.MAXIMUM_TEXTURE1D_WIDTH: Maximum 1D texture width
+    - DeviceAttribute.MAXIMUM_TEXTURE1D_LINEAR_WIDTH: Maximum width for a 1D texture
+      bound to linear memory
+    - DeviceAttribute.MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH: Maximum mipmapped 1D texture
       width
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH: Maximum width
-      for a 1D texture bound to linear memory
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH: Maximum
-      mipmapped 1D texture width
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH: Maximum 2D texture
+    - DeviceAttribute.MAXIMUM_TEXTURE2D_WIDTH: Maximum 2D texture width
+    - DeviceAttribute.MAXIMUM_TEXTURE2D_HEIGHT: Maximum 2D texture height
+    - DeviceAttribute.MAXIMUM_TEXTURE2D_LINEAR_WIDTH: Maximum width for a 2D texture
+      bound to linear memory
+    - DeviceAttribute.MAXIMUM_TEXTURE2D_LINEAR_HEIGHT: Maximum height for a 2D texture
+      bound to linear memory
+    - DeviceAttribute.MAXIMUM_TEXTURE2D_LINEAR_PITCH: Maximum pitch in bytes for a 2D
+      texture bound to linear memory
+    - DeviceAttribute.MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH: Maximum mipmapped 2D texture
       width
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT: Maximum 2D texture
+    - DeviceAttribute.MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT: Maximum mipmapped 2D texture
       height
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH: Maximum width
-      for a 2D texture bound to linear memory
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT: Maximum
-      height for a 2D texture bound to linear memory
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH: Maximum pitch
-      in bytes for a 2D texture bound to linear memory
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH: Maximum
-      mipmapped 2D texture width
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT: Maximum
-      mipmapped 2D texture height
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH: Maximum 3D texture
-      width
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT: Maximum 3D texture
+    - DeviceAttribute.MAXIMUM_TEXTURE3D_WIDTH: Maximum 3D texture width
+    - DeviceAttribute.MAXIMUM_TEXTURE3D_HEIGHT: Maximum 3D texture height
+    - DeviceAttribute.MAXIMUM_TEXTURE3D_DEPTH: Maximum 3D texture depth
+    - DeviceAttribute.MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE: Alternate maximum 3D texture
+      width, 0 if no alternate maximum 3D texture size is supported
+    - DeviceAttribute.MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE: Alternate maximum 3D texture
+      height, 0 if no alternate maximum 3D texture size is supported
+    - DeviceAttribute.MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE: Alternate maximum 3D texture
+      depth, 0 if no alternate maximum 3D texture size is supported
+    - DeviceAttribute.MAXIMUM_TEXTURECUBEMAP_WIDTH: Maximum cubemap texture width or
       height
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH: Maximum 3D texture
-      depth
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE: Alternate
-      maximum 3D texture width, 0 if no alternate maximum 3D texture size is supported
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE: Alternate
-      maximum 3D texture height, 0 if no alternate maximum 3D texture size is supported
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE: Alternate
-      maximum 3D texture depth, 0 if no alternate maximum 3D texture size is supported
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_WIDTH: Maximum cubemap
+    - DeviceAttribute.MAXIMUM_TEXTURE1D_LAYERED_WIDTH: Maximum 1D layered texture width
+    - DeviceAttribute.MAXIMUM_TEXTURE1D_LAYERED_LAYERS: Maximum layers in a 1D layered
+      texture
+    - DeviceAttribute.MAXIMUM_TEXTURE2D_LAYERED_WIDTH: Maximum 2D layered texture width
+    - DeviceAttribute.MAXIMUM_TEXTURE2D_LAYERED_HEIGHT: Maximum 2D layered texture
+      height
+    - DeviceAttribute.MAXIMUM_TEXTURE2D_LAYERED_LAYERS: Maximum layers in a 2D layered
+      texture
+    - DeviceAttribute.MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH: Maximum cubemap layered
       texture width or height
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_WIDTH: Maximum 1D
-      layered texture width
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_LAYERS: Maximum
-      layers in a 1D layered texture
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH: Maximum 2D
-      layered texture width
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT: Maximum 2D
-      layered texture height
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS: Maximum
-      layers in a 2D layered texture
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH: Maximum
-      cubemap layered texture width or height
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS: Maximum
-      layers in a cubemap layered texture
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_WIDTH: Maximum 1D surface
-      width
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_WIDTH: Maximum 2D surface
-      width
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_HEIGHT: Maximum 2D surface
+    - DeviceAttribute.MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS: Maximum layers in a cubemap
+      layered texture
+    - DeviceAttribute.MAXIMUM_SURFACE1D_WIDTH: Maximum 1D surface width
+    - DeviceAttribute.MAXIMUM_SURFACE2D_WIDTH: Maximum 2D surface width
+    - DeviceAttribute.MAXIMUM_SURFACE2D_HEIGHT: Maximum 2D surface height
+    - DeviceAttribute.MAXIMUM_SURFACE3D_WIDTH: Maximum 3D surface width
+    - DeviceAttribute.MAXIMUM_SURFACE3D_HEIGHT: Maximum 3D surface height
+    - DeviceAttribute.MAXIMUM_SURFACE3D_DEPTH: Maximum 3D surface depth
+    - DeviceAttribute.MAXIMUM_SURFACE1D_LAYERED_WIDTH: Maximum 1D layered surface width
+    - DeviceAttribute.MAXIMUM_SURFACE1D_LAYERED_LAYERS: Maximum layers in a 1D layered
+      surface
+    - DeviceAttribute.MAXIMUM_SURFACE2D_LAYERED_WIDTH: Maximum 2D layered surface width
+    - DeviceAttribute.MAXIMUM_SURFACE2D_LAYERED_HEIGHT: Maximum 2D layered surface
       height
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_WIDTH: Maximum 3D surface
-      width
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_HEIGHT: Maximum 3D surface
-      height
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_DEPTH: Maximum 3D surface
-      depth
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_WIDTH: Maximum 1D
-      layered surface width
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_LAYERS: Maximum
-      layers in a 1D layered surface
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_WIDTH: Maximum 2D
-      layered surface width
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_HEIGHT: Maximum 2D
-      layered surface height
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS: Maximum
-      layers in a 2D layered surface
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_WIDTH: Maximum cubemap
+    - DeviceAttribute.MAXIMUM_SURFACE2D_LAYERED_LAYERS: Maximum layers in a 2D layered
+      surface
+    - DeviceAttribute.MAXIMUM_SURFACECUBEMAP_WIDTH: Maximum cubemap surface width
+    - DeviceAttribute.MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH: Maximum cubemap layered
       surface width
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH: Maximum
-      cubemap layered surface width
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS: Maximum
-      layers in a cubemap layered surface
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK: Maximum number of
-      32-bit registers available to a thread block
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_CLOCK_RATE: The typical clock frequency in
-      kilohertz
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT: Alignment requirement;
-      texture base addresses aligned to textureAlign bytes do not need an offset applied
-      to texture fetches
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT: Pitch alignment
-      requirement for 2D texture references bound to pitched memory
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_GPU_OVERLAP: 1 if the device can concurrently
-      copy memory between host and device while executing a kernel, or 0 if not
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: Number of
-      multiprocessors on the device
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT: 1 if there is a run time
-      limit for kernels executed on the device, or 0 if not
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_INTEGRATED: 1 if the device is integrated with
-      the memory subsystem, or 0 if not
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY: 1 if the device can map
-      host memory into the CUDA address space, or 0 if not
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_COMPUTE_MODE: Compute mode that device is
-      currently in. Available modes are as follows:
-    - ComputeMode.CU_COMPUTEMODE_DEFAULT: Default mode - Device is not restricted and
-      can have multiple CUDA contexts present at a single time.
-    - ComputeMode.CU_COMPUTEMODE_PROHIBITED: Compute-prohibited mode - Device is
-      prohibited from creating new CUDA contexts.
-    - ComputeMode.CU_COMPUTEMODE_EXCLUSIVE_PROCESS: Compute-exclusive-process mode -
-      Device can have only one context used by a single process at a time.
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS: 1 if the device supports
-      executing multiple kernels within the same context simultaneously, or 0 if not. It
-      is not guaranteed that multiple kernels will be resident on the device
-      concurrently so this feature should not be relied upon for correctness.
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_ECC_ENABLED: 1 if error correction is enabled
-      on the device, 0 if error correction is disabled or not supported by the device
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: PCI bus identifier of the device
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID: PCI device (also known as slot)
-      identifier of the device
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID: PCI domain identifier of the
+    - DeviceAttribute.MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS: Maximum layers in a cubemap
+      layered surface
+    - DeviceAttribute.MAX_REGISTERS_PER_BLOCK: Maximum number of 32-bit registers
+      available to a thread block
+    - DeviceAttribute.CLOCK_RATE: The typical clock frequency in kilohertz
+    - DeviceAttribute.TEXTURE_ALIGNMENT: Alignment requirement; texture base addresses
+      aligned to textureAlign bytes do not need an offset applied to texture fetches
+    - DeviceAttribute.TEXTURE_PITCH_ALIGNMENT: Pitch alignment requirement for 2D
+      texture references bound to pitched memory
+    - DeviceAttribute.GPU_OVERLAP: 1 if the device can concurrently copy memory between
+      host and device while executing a kernel, or 0 if not
+    - DeviceAttribute.MULTIPROCESSOR_COUNT: Number of multiprocessors on the device
+    - DeviceAttribute.KERNEL_EXEC_TIMEOUT: 1 if there is a run time limit for kernels
+      executed on the device, or 0 if not
+    - DeviceAttribute.INTEGRATED: 1 if the device is integrated with the memory
+      subsystem, or 0 if not
+    - DeviceAttribute.CAN_MAP_HOST_MEMORY: 1 if the device can map host memory into the
+      CUDA address space, or 0 if not
+    - DeviceAttribute.COMPUTE_MODE: Compute mode that device is currently in. Available
+      modes are as follows:
+    - ComputeMode.DEFAULT: Default mode - Device is not restricted and can have multiple
+      CUDA contexts present at a single time.
+    - ComputeMode.PROHIBITED: Compute-prohibited mode - Device is prohibited from
+      creating new CUDA contexts.
+    - ComputeMode.EXCLUSIVE_PROCESS: Compute-exclusive-process mode - Device can have
+      only one context used by a single process at a time.
+    - DeviceAttribute.CONCURRENT_KERNELS: 1 if the device supports executing multiple
+      kernels within the same context simultaneously, or 0 if not. It is not guaranteed
+      that multiple kernels will be resident on the device concurrently so this feature
+      should not be relied upon for correctness.
+    - DeviceAttribute.ECC_ENABLED: 1 if error correction is enabled on the device, 0 if
+      error correction is disabled or not supported by the device
+    - DeviceAttribute.PCI_BUS_ID: PCI bus identifier of the device
+    - DeviceAttribute.PCI_DEVICE_ID: PCI device (also known as slot) identifier of the
       device
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_TCC_DRIVER: 1 if the device is using a TCC
-      driver. TCC is only available on Tesla hardware running Windows Vista or later
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: Peak memory clock frequency
-      in kilohertz
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: Global memory bus
-      width in bits
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: Size of L2 cache in bytes. 0 if
-      the device doesn't have L2 cache
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: Maximum
-      resident threads per multiprocessor
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: 1 if the device shares a
-      unified address space with the host, or 0 if not
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: Major compute
-      capability version number
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: Minor compute
-      capability version number
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED: 1 if device
-      supports caching globals in L1 cache, 0 if caching globals in L1 cache is not
-      supported by the device
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED: 1 if device supports
-      caching locals in L1 cache, 0 if caching locals in L1 cache is not supported by
-      the device
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: Maximum
-      amount of shared memory available to a multiprocessor in bytes; this amount is
-      shared by all thread blocks simultaneously resident on a multiprocessor
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR: Maximum
-      number of 32-bit registers available to a multiprocessor; this number is shared by
-      all thread blocks simultaneously resident on a multiprocessor
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: 1 if device supports
-      allocating managed memory on this system, 0 if allocating managed memory is not
-      supported by the device on this system.
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD: 1 if device is on a multi-GPU
-      board, 0 if not.
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID: Unique identifier
-      for a group of devices associated with the same board. Devices on the same
-      multi-GPU board will share the same identifier.
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED: 1 if Link
-      between the device and the host supports native atomic operations.
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO: Ratio
-      of single precision performance (in floating-point operations per second) to
-      double precision performance.
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS: Device supports
-      coherently accessing pageable memory without calling cudaHostRegister on it.
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS: Device can
-      coherently access managed memory concurrently with the CPU.
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED: Device supports
-      Compute Preemption.
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM:
-      Device can access host registered memory at the same virtual address as the CPU.
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: The maximum
-      per block shared memory size supported on this device. This is the maximum value
-      that can be opted into when using the cuFuncSetAttribute() or
-      cuKernelSetAttribute() call. For more details see
-      FunctionAttribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES:
-      Device accesses pageable memory via the host's page tables.
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST: The host
-      can directly access managed memory on the device without migration.
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: Device
-      supports virtual memory management APIs like mem_address_reserve, mem_create,
+    - DeviceAttribute.PCI_DOMAIN_ID: PCI domain identifier of the device
+    - DeviceAttribute.TCC_DRIVER: 1 if the device is using a TCC driver. TCC is only
+      available on Tesla hardware running Windows Vista or later
+    - DeviceAttribute.MEMORY_CLOCK_RATE: Peak memory clock frequency in kilohertz
+    - DeviceAttribute.GLOBAL_MEMORY_BUS_WIDTH: Global memory bus width in bits
+    - DeviceAttribute.L2_CACHE_SIZE: Size of L2 cache in bytes. 0 if the device doesn't
+      have L2 cache
+    - DeviceAttribute.MAX_THREADS_PER_MULTIPROCESSOR: Maximum resident threads per
+      multiprocessor
+    - DeviceAttribute.UNIFIED_ADDRESSING: 1 if the device shares a unified address space
+      with the host, or 0 if not
+    - DeviceAttribute.COMPUTE_CAPABILITY_MAJOR: Major compute capability version number
+    - DeviceAttribute.COMPUTE_CAPABILITY_MINOR: Minor compute capability version number
+    - DeviceAttribute.GLOBAL_L1_CACHE_SUPPORTED: 1 if device supports caching globals in
+      L1 cache, 0 if caching globals in L1 cache is not supported by the device
+    - DeviceAttribute.LOCAL_L1_CACHE_SUPPORTED: 1 if device supports caching locals in
+      L1 cache, 0 if caching locals in L1 cache is not supported by the device
+    - DeviceAttribute.MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: Maximum amount of shared
+      memory available to a multiprocessor in bytes; this amount is shared by all thread
+      blocks simultaneously resident on a multiprocessor
+    - DeviceAttribute.MAX_REGISTERS_PER_MULTIPROCESSOR: Maximum number of 32-bit
+      registers available to a multiprocessor; this number is shared by all thread
+      blocks simultaneously resident on a multiprocessor
+    - DeviceAttribute.MANAGED_MEMORY: 1 if device supports allocating managed memory on
+      this system, 0 if allocating managed memory is not supported by the device on this
+      system.
+    - DeviceAttribute.MULTI_GPU_BOARD: 1 if device is on a multi-GPU board, 0 if not.
+    - DeviceAttribute.MULTI_GPU_BOARD_GROUP_ID: Unique identifier for a group of devices
+      associated with the same board. Devices on the same multi-GPU board will share the
+      same identifier.
+    - DeviceAttribute.HOST_NATIVE_ATOMIC_SUPPORTED: 1 if Link between the device and the
+      host supports native atomic operations.
+    - DeviceAttribute.SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO: Ratio of single precision
+      performance (in floating-point operations per second) to double precision
+      performance.
+    - DeviceAttribute.PAGEABLE_MEMORY_ACCESS: Device supports coherently accessing
+      pageable memory without calling cudaHostRegister on it.
+    - DeviceAttribute.CONCURRENT_MANAGED_ACCESS: Device can coherently access managed
+      memory concurrently with the CPU.
+    - DeviceAttribute.COMPUTE_PREEMPTION_SUPPORTED: Device supports Compute Preemption.
+    - DeviceAttribute.CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM: Device can access host
+      registered memory at the same virtual address as the CPU.
+    - DeviceAttribute.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: The maximum per block shared
+      memory size supported on this device. This is the maximum value that can be opted
+      into when using the cuFuncSetAttribute() or cuKernelSetAttribute() call. For more
+      details see FunctionAttribute.MAX_DYNAMIC_SHARED_SIZE_BYTES
+    - DeviceAttribute.PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES: Device accesses
+      pageable memory via the host's page tables.
+    - DeviceAttribute.DIRECT_MANAGED_MEM_ACCESS_FROM_HOST: The host can directly access
+      managed memory on the device without migration.
+    - DeviceAttribute.VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: Device supports virtual
+      memory management APIs like mem_address_reserve, mem_create, mem_map and related
+      APIs
+    - DeviceAttribute.HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED: Device supports
+      exporting memory to a posix file descriptor with mem_export_to_shareable_handle,
+      if requested via mem_create
+    - DeviceAttribute.HANDLE_TYPE_WIN32_HANDLE_SUPPORTED: Device supports exporting
+      memory to a Win32 NT handle with mem_export_to_shareable_handle, if requested via
+      mem_create
+    - DeviceAttribute.HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED: Device supports exporting
+      memory to a Win32 KMT handle with mem_export_to_shareable_handle, if requested via
+      mem_create
+    - DeviceAttribute.MAX_BLOCKS_PER_MULTIPROCESSOR: Maximum number of thread blocks
+      that can reside on a multiprocessor
+    - DeviceAttribute.GENERIC_COMPRESSION_SUPPORTED: Device supports compressible memory
+      allocation via mem_create
+    - DeviceAttribute.MAX_PERSISTING_L2_CACHE_SIZE: Maximum L2 persisting lines capacity
+      setting in bytes
+    - DeviceAttribute.MAX_ACCESS_POLICY_WINDOW_SIZE: Maximum value of
+      CUaccessPolicyWindownum_bytes
+    - DeviceAttribute.GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED: Device supports
+      specifying the GPUDirect RDMA flag with mem_create.
+    - DeviceAttribute.RESERVED_SHARED_MEMORY_PER_BLOCK: Amount of shared memory per
+      block reserved by CUDA driver in bytes
+    - DeviceAttribute.SPARSE_CUDA_ARRAY_SUPPORTED: Device supports sparse CUDA arrays
+      and sparse CUDA mipmapped arrays.
+    - DeviceAttribute.READ_ONLY_HOST_REGISTER_SUPPORTED: Device supports using the
+      mem_host_register_v2 flag CU_MEMHOSTERGISTER_READ_ONLY to register memory that
+      must be mapped as read-only to the GPU
+    - DeviceAttribute.MEMORY_POOLS_SUPPORTED: Device supports using the mem_alloc_async
+      and cuMemPool family of APIs
+    - DeviceAttribute.GPU_DIRECT_RDMA_SUPPORTED: Device supports GPUDirect RDMA APIs,
+      like nvidia_p2p_get_pages (see https://docs.nvidia.com/cuda/gpudirect-rdma for
+      more information)
+    - DeviceAttribute.GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS: The returned attribute shall
+      be interpreted as a bitmask, where the individual bits are described by the
+      CUflushGPUDirectRDMAWritesOptions enum
+    - DeviceAttribute.GPU_DIRECT_RDMA_WRITES_ORDERING: GPUDirect RDMA writes to the
+      device do not need to be flushed for consumers within the scope indicated by the
+      returned attribute. See CUGPUDirectRDMAWritesOrdering for the numerical values
+      returned here.
+    - DeviceAttribute.MEMPOOL_SUPPORTED_HANDLE_TYPES: Bitmask of handle types supported
+      with mempool based IPC
+    - DeviceAttribute.DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED: Device supports deferred
+      mapping CUDA arrays and CUDA mipmapped arrays.
+    - DeviceAttribute.NUMA_CONFIG: NUMA configuration of a device: value is of type
+      CUdeviceNumaConfig enum
+    - DeviceAttribute.NUMA_ID: NUMA node ID of the GPU memory
+    - DeviceAttribute.MULTICAST_SUPPORTED: Device supports switch multicast and
+      reduction operations.
+    - DeviceAttribute.GPU_PCI_DEVICE_ID: The combined 16-bit PCI device ID and 16-bit
+      PCI vendor ID.
+    - DeviceAttribute.GPU_PCI_SUBSYSTEM_ID: The combined 16-bit PCI subsystem ID and
+      16-bit PCI subsystem vendor ID. ID.
+    - DeviceAttribute.HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: Device supports
+      HOST_NUMA location with the virtual memory management APIs like mem_create,
       mem_map and related APIs
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED:
-      Device supports exporting memory to a posix file descriptor with
-      mem_export_to_shareable_handle, if requested via mem_create
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED: Device
-      supports exporting memory to a Win32 NT handle with
-      mem_export_to_shareable_handle, if requested via mem_create
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED: Device
-      supports exporting memory to a Win32 KMT handle with
-      mem_export_to_shareable_handle, if requested via mem_create
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR: Maximum number
-      of thread blocks that can reside on a multiprocessor
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED: Device supports
-      compressible memory allocation via mem_create
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE: Maximum L2
-      persisting lines capacity setting in bytes
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE: Maximum value
-      of CUaccessPolicyWindownum_bytes
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED:
-      Device supports specifying the GPUDirect RDMA flag with mem_create.
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK: Amount of
-      shared memory per block reserved by CUDA driver in bytes
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED: Device supports
-      sparse CUDA arrays and sparse CUDA mipmapped arrays.
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED: Device
-      supports using the mem_host_register_v2 flag CU_MEMHOSTERGISTER_READ_ONLY to
-      register memory that must be mapped as read-only to the GPU
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: Device supports using
-      the mem_alloc_async and cuMemPool family of APIs
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED: Device supports
-      GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see
-      https://docs.nvidia.com/cuda/gpudirect-rdma for more information)
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS: The
-      returned attribute shall be interpreted as a bitmask, where the individual bits
-      are described by the CUflushGPUDirectRDMAWritesOptions enum
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING: GPUDirect
-      RDMA writes to the device do not need to be flushed for consumers within the scope
-      indicated by the returned attribute. See CUGPUDirectRDMAWritesOrdering for the
-      numerical values returned here.
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES: Bitmask of
-      handle types supported with mempool based IPC
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED: Device
-      supports deferred mapping CUDA arrays and CUDA mipmapped arrays.
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_NUMA_CONFIG: NUMA configuration of a device:
-      value is of type CUdeviceNumaConfig enum
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_NUMA_ID: NUMA node ID of the GPU memory
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED: Device supports switch
-      multicast and reduction operations.
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID: The combined 16-bit PCI
-      device ID and 16-bit PCI vendor ID.
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_GPU_PCI_SUBSYSTEM_ID: The combined 16-bit PCI
-      subsystem ID and 16-bit PCI subsystem vendor ID. ID.
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED:
-      Device supports HOST_NUMA location with the virtual memory management APIs like
-      mem_create, mem_map and related APIs
-    - DeviceAttribute.CU_DEVICE_ATTRIBUTE_HOST_NUMA_MEMORY_POOLS_SUPPORTED: Device
-      supports HOST_NUMA location with the mem_alloc_async and cuMemPool family of APIs
+    - DeviceAttribute.HOST_NUMA_MEMORY_POOLS_SUPPORTED: Device supports HOST_NUMA
+      location with the mem_alloc_async and cuMemPool family of APIs
 
     Parameters
     ----------
-    attrib : DeviceAttribute | int
+    attrib : int
         Device attribute to query
     dev : int
         Device handle
@@ -1657,10 +1632,11 @@ cpdef int device_get_attribute(int attrib, int dev) except? -1:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_DEVICE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_INVALID_DEVICE
 
     See Also
     --------
@@ -1698,9 +1674,10 @@ cpdef device_set_mem_pool(int dev, intptr_t pool):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -1739,9 +1716,10 @@ cpdef intptr_t device_get_mem_pool(int dev) except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -1773,10 +1751,11 @@ cpdef intptr_t device_get_default_mem_pool(int dev) except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE,
-        CUDA_ERROR_INVALID_DEVICE, CUDA_ERROR_NOT_SUPPORTED
+        ERROR_DEINITIALIZED ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE,
+        ERROR_INVALID_DEVICE, ERROR_NOT_SUPPORTED
 
     See Also
     --------
@@ -1795,15 +1774,15 @@ cpdef intptr_t device_get_default_mem_pool(int dev) except? 0:
 cpdef int device_get_exec_affinity_support(int type, int dev) except? -1:
     """Returns information about the execution affinity support of the device.
 
-    Returns, as `pi`, whether execution affinity type `typename` is supported by device
+    Returns, as `pi`, whether execution affinity type `type` is supported by device
     `dev`. The supported types are:
 
-    - ExecAffinityType.CU_EXEC_AFFINITY_TYPE_SM_COUNT: 1 if context with limited SMs is
-      supported by the device, or 0 if not;
+    - ExecAffinityType.SM_COUNT: 1 if context with limited SMs is supported by the
+      device, or 0 if not;
 
     Parameters
     ----------
-    type : ExecAffinityType | int
+    type : int
         Execution affinity type to query
     dev : int
         Device handle
@@ -1811,16 +1790,16 @@ cpdef int device_get_exec_affinity_support(int type, int dev) except? -1:
     Returns
     -------
     pi : int
-        1 if the execution affinity type `typename` is supported by the device, or 0 if
-        not
+        1 if the execution affinity type `type` is supported by the device, or 0 if not
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_DEVICE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_INVALID_DEVICE
 
     See Also
     --------
@@ -1845,13 +1824,12 @@ cpdef flush_gpu_direct_rdma_writes(int target, int scope):
     the specified scope.
 
     If the scope equals or lies within the scope indicated by
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING, the call will
-    be a no-op and can be safely omitted for performance. This can be determined by
-    comparing the numerical values between the two enums, with smaller scopes having
-    smaller values.
+    DeviceAttribute.GPU_DIRECT_RDMA_WRITES_ORDERING, the call will be a no-op and can be
+    safely omitted for performance. This can be determined by comparing the numerical
+    values between the two enums, with smaller scopes having smaller values.
 
     On platforms that support GPUDirect RDMA writes via more than one path in hardware
-    (see MemRangeFlags.CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE), the user should
+    (see MemRangeFlags.MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE), the user should
     consider those paths as belonging to separate ordering domains. Note that in such
     cases CUDA driver will report both RDMA writes ordering and RDMA write scope as
     ALL_DEVICES and a call to cuFlushGPUDirectRDMA will be a no-op, but when these
@@ -1863,9 +1841,9 @@ cpdef flush_gpu_direct_rdma_writes(int target, int scope):
 
     Parameters
     ----------
-    target : FlushGPUDirectRDMAWritesTarget | int
+    target : int
         The target of the operation, see CUflushGPUDirectRDMAWritesTarget
-    scope : FlushGPUDirectRDMAWritesScope | int
+    scope : int
         The scope of the operation, see CUflushGPUDirectRDMAWritesScope
 
     Returns
@@ -1875,10 +1853,11 @@ cpdef flush_gpu_direct_rdma_writes(int target, int scope):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE,
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE,
     """
     cdef cydriver.CUresult _status
     with nogil:
@@ -1941,10 +1920,11 @@ cpdef device_get_properties(int dev):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_DEVICE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_INVALID_DEVICE
 
     See Also
     --------
@@ -1986,10 +1966,11 @@ cpdef tuple device_compute_capability(int dev):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_DEVICE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_INVALID_DEVICE
 
     See Also
     --------
@@ -2015,12 +1996,12 @@ cpdef intptr_t device_primary_ctx_retain(int dev) except? 0:
     device_primary_ctx_reset_v2. Unlike ctx_create_v2 the newly retained context is not
     pushed onto the stack.
 
-    Retaining the primary context for the first time will fail with CUDA_ERROR_UNKNOWN
-    if the compute mode of the device is ComputeMode.CU_COMPUTEMODE_PROHIBITED. The
-    function device_get_attribute can be used with
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_COMPUTE_MODE to determine the compute mode of
-    the device. The nvidia-smi tool can be used to set the compute mode for devices.
-    Documentation for nvidia-smi can be obtained by passing a -h option to it.
+    Retaining the primary context for the first time will fail with ERROR_UNKNOWN if the
+    compute mode of the device is ComputeMode.PROHIBITED. The function
+    device_get_attribute can be used with DeviceAttribute.COMPUTE_MODE to determine the
+    compute mode of the device. The nvidia-smi tool can be used to set the compute mode
+    for devices. Documentation for nvidia-smi can be obtained by passing a -h option to
+    it.
 
     Please note that the primary context always supports pinned allocations. Other flags
     can be specified by device_primary_ctx_set_flags_v2.
@@ -2038,11 +2019,11 @@ cpdef intptr_t device_primary_ctx_retain(int dev) except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_DEVICE, CUDA_ERROR_INVALID_VALUE,
-        CUDA_ERROR_OUT_OF_MEMORY, CUDA_ERROR_UNKNOWN
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_DEVICE, ERROR_INVALID_VALUE, ERROR_OUT_OF_MEMORY, ERROR_UNKNOWN
 
     See Also
     --------
@@ -2070,7 +2051,7 @@ cpdef device_primary_ctx_release_v2(int dev):
     the primary context remains always active.
 
     Releasing a primary context that has not been previously retained will fail with
-    CUDA_ERROR_INVALID_CONTEXT.
+    ERROR_INVALID_CONTEXT.
 
     Please note that unlike ctx_destroy_v2 this method does not pop the context from
     stack in any circumstances.
@@ -2087,10 +2068,11 @@ cpdef device_primary_ctx_release_v2(int dev):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_DEVICE,
-        CUDA_ERROR_INVALID_CONTEXT
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_DEVICE,
+        ERROR_INVALID_CONTEXT
 
     See Also
     --------
@@ -2117,56 +2099,54 @@ cpdef device_primary_ctx_set_flags_v2(int dev, unsigned int flags):
     scheduler when waiting for results from the GPU. Only one of the scheduling flags
     can be set when creating a context.
 
-    - CtxFlags.CU_CTX_SCHED_SPIN: Instruct CUDA to actively spin when waiting for
-      results from the GPU. This can decrease latency when waiting for the GPU, but may
-      lower the performance of CPU threads if they are performing work in parallel with
-      the CUDA thread.
-    - CtxFlags.CU_CTX_SCHED_YIELD: Instruct CUDA to yield its thread when waiting for
-      results from the GPU. This can increase latency when waiting for the GPU, but can
-      increase the performance of CPU threads performing work in parallel with the GPU.
-    - CtxFlags.CU_CTX_SCHED_BLOCKING_SYNC: Instruct CUDA to block the CPU thread on a
+    - CtxFlags.SCHED_SPIN: Instruct CUDA to actively spin when waiting for results from
+      the GPU. This can decrease latency when waiting for the GPU, but may lower the
+      performance of CPU threads if they are performing work in parallel with the CUDA
+      thread.
+    - CtxFlags.SCHED_YIELD: Instruct CUDA to yield its thread when waiting for results
+      from the GPU. This can increase latency when waiting for the GPU, but can increase
+      the performance of CPU threads performing work in parallel with the GPU.
+    - CtxFlags.SCHED_BLOCKING_SYNC: Instruct CUDA to block the CPU thread on a
       synchronization primitive when waiting for the GPU to finish work.
-    - CtxFlags.CU_CTX_BLOCKING_SYNC: Instruct CUDA to block the CPU thread on a
-      synchronization primitive when waiting for the GPU to finish work. Deprecated:
-      This flag was deprecated as of CUDA 4.0 and was replaced with
-      CtxFlags.CU_CTX_SCHED_BLOCKING_SYNC.
-    - CtxFlags.CU_CTX_SCHED_AUTO: The default value if the `flags` parameter is zero,
-      uses a heuristic based on the number of active CUDA contexts in the process C and
-      the number of logical processors in the system P. If C > P, then CUDA will yield
-      to other OS threads when waiting for the GPU (CtxFlags.CU_CTX_SCHED_YIELD),
-      otherwise CUDA will not yield while waiting for results and actively spin on the
-      processor (CtxFlags.CU_CTX_SCHED_SPIN). Additionally, on Tegra devices,
-      CtxFlags.CU_CTX_SCHED_AUTO uses a heuristic based on the power profile of the
-      platform and may choose CtxFlags.CU_CTX_SCHED_BLOCKING_SYNC for low-powered
-      devices.
-    - CtxFlags.CU_CTX_LMEM_RESIZE_TO_MAX: Instruct CUDA to not reduce local memory after
+    - CtxFlags.BLOCKING_SYNC: Instruct CUDA to block the CPU thread on a synchronization
+      primitive when waiting for the GPU to finish work. Deprecated: This flag was
+      deprecated as of CUDA 4.0 and was replaced with CtxFlags.SCHED_BLOCKING_SYNC.
+    - CtxFlags.SCHED_AUTO: The default value if the `flags` parameter is zero, uses a
+      heuristic based on the number of active CUDA contexts in the process C and the
+      number of logical processors in the system P. If C > P, then CUDA will yield to
+      other OS threads when waiting for the GPU (CtxFlags.SCHED_YIELD), otherwise CUDA
+      will not yield while waiting for results and actively spin on the processor
+      (CtxFlags.SCHED_SPIN). Additionally, on Tegra devices, CtxFlags.SCHED_AUTO uses a
+      heuristic based on the power profile of the platform and may choose
+      CtxFlags.SCHED_BLOCKING_SYNC for low-powered devices.
+    - CtxFlags.LMEM_RESIZE_TO_MAX: Instruct CUDA to not reduce local memory after
       resizing local memory for a kernel. This can prevent thrashing by local memory
       allocations when launching many kernels with high local memory usage at the cost
       of potentially increased memory usage. Deprecated: This flag is deprecated and the
       behavior enabled by this flag is now the default and cannot be disabled.
-    - CtxFlags.CU_CTX_COREDUMP_ENABLE: If GPU coredumps have not been enabled globally
-      with coredump_set_attribute_global or environment variables, this flag can be set
+    - CtxFlags.COREDUMP_ENABLE: If GPU coredumps have not been enabled globally with
+      coredump_set_attribute_global or environment variables, this flag can be set
       during context creation to instruct CUDA to create a coredump if this context
       raises an exception during execution. These environment variables are described in
       the CUDA-GDB user guide under the "GPU core dump support" section. The initial
       settings will be taken from the global settings at the time of context creation.
       The other settings that control coredump output can be modified by calling
       coredump_set_attribute from the created context after it becomes current.
-    - CtxFlags.CU_CTX_USER_COREDUMP_ENABLE: If user-triggered GPU coredumps have not
-      been enabled globally with coredump_set_attribute_global or environment variables,
-      this flag can be set during context creation to instruct CUDA to create a coredump
-      if data is written to a certain pipe that is present in the OS space. These
+    - CtxFlags.USER_COREDUMP_ENABLE: If user-triggered GPU coredumps have not been
+      enabled globally with coredump_set_attribute_global or environment variables, this
+      flag can be set during context creation to instruct CUDA to create a coredump if
+      data is written to a certain pipe that is present in the OS space. These
       environment variables are described in the CUDA-GDB user guide under the "GPU core
       dump support" section. It is important to note that the pipe name `must`* be set
       with coredump_set_attribute_global before creating the context if this flag is
-      used. Setting this flag implies that CtxFlags.CU_CTX_COREDUMP_ENABLE is set. The
-      initial settings will be taken from the global settings at the time of context
-      creation. The other settings that control coredump output can be modified by
-      calling coredump_set_attribute from the created context after it becomes current.
-    - CtxFlags.CU_CTX_SYNC_MEMOPS: Ensures that synchronous memory operations initiated
-      on this context will always synchronize. See further documentation in the section
-      titled "API Synchronization behavior" to learn more about cases when synchronous
-      memory operations can exhibit asynchronous behavior.
+      used. Setting this flag implies that CtxFlags.COREDUMP_ENABLE is set. The initial
+      settings will be taken from the global settings at the time of context creation.
+      The other settings that control coredump output can be modified by calling
+      coredump_set_attribute from the created context after it becomes current.
+    - CtxFlags.SYNC_MEMOPS: Ensures that synchronous memory operations initiated on this
+      context will always synchronize. See further documentation in the section titled
+      "API Synchronization behavior" to learn more about cases when synchronous memory
+      operations can exhibit asynchronous behavior.
 
     Parameters
     ----------
@@ -2182,10 +2162,11 @@ cpdef device_primary_ctx_set_flags_v2(int dev, unsigned int flags):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_DEVICE,
-        CUDA_ERROR_INVALID_VALUE,
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_DEVICE,
+        ERROR_INVALID_VALUE,
 
     See Also
     --------
@@ -2220,10 +2201,11 @@ cpdef tuple device_primary_ctx_get_state(int dev):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_DEVICE,
-        CUDA_ERROR_INVALID_VALUE,
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_DEVICE,
+        ERROR_INVALID_VALUE,
 
     See Also
     --------
@@ -2264,10 +2246,11 @@ cpdef device_primary_ctx_reset_v2(int dev):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_DEVICE,
-        CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_DEVICE,
+        ERROR_PRIMARY_CONTEXT_ACTIVE
 
     See Also
     --------
@@ -2297,68 +2280,65 @@ cpdef intptr_t ctx_create_v2(unsigned int flags, int dev) except? 0:
     scheduler when waiting for results from the GPU. Only one of the scheduling flags
     can be set when creating a context.
 
-    - CtxFlags.CU_CTX_SCHED_SPIN: Instruct CUDA to actively spin when waiting for
-      results from the GPU. This can decrease latency when waiting for the GPU, but may
-      lower the performance of CPU threads if they are performing work in parallel with
-      the CUDA thread.
-    - CtxFlags.CU_CTX_SCHED_YIELD: Instruct CUDA to yield its thread when waiting for
-      results from the GPU. This can increase latency when waiting for the GPU, but can
-      increase the performance of CPU threads performing work in parallel with the GPU.
-    - CtxFlags.CU_CTX_SCHED_BLOCKING_SYNC: Instruct CUDA to block the CPU thread on a
+    - CtxFlags.SCHED_SPIN: Instruct CUDA to actively spin when waiting for results from
+      the GPU. This can decrease latency when waiting for the GPU, but may lower the
+      performance of CPU threads if they are performing work in parallel with the CUDA
+      thread.
+    - CtxFlags.SCHED_YIELD: Instruct CUDA to yield its thread when waiting for results
+      from the GPU. This can increase latency when waiting for the GPU, but can increase
+      the performance of CPU threads performing work in parallel with the GPU.
+    - CtxFlags.SCHED_BLOCKING_SYNC: Instruct CUDA to block the CPU thread on a
       synchronization primitive when waiting for the GPU to finish work.
-    - CtxFlags.CU_CTX_BLOCKING_SYNC: Instruct CUDA to block the CPU thread on a
-      synchronization primitive when waiting for the GPU to finish work. Deprecated:
-      This flag was deprecated as of CUDA 4.0 and was replaced with
-      CtxFlags.CU_CTX_SCHED_BLOCKING_SYNC.
-    - CtxFlags.CU_CTX_SCHED_AUTO: The default value if the `flags` parameter is zero,
-      uses a heuristic based on the number of active CUDA contexts in the process C and
-      the number of logical processors in the system P. If C > P, then CUDA will yield
-      to other OS threads when waiting for the GPU (CtxFlags.CU_CTX_SCHED_YIELD),
-      otherwise CUDA will not yield while waiting for results and actively spin on the
-      processor (CtxFlags.CU_CTX_SCHED_SPIN). Additionally, on Tegra devices,
-      CtxFlags.CU_CTX_SCHED_AUTO uses a heuristic based on the power profile of the
-      platform and may choose CtxFlags.CU_CTX_SCHED_BLOCKING_SYNC for low-powered
-      devices.
-    - CtxFlags.CU_CTX_MAP_HOST: Instruct CUDA to support mapped pinned allocations. This
-      flag must be set in order to allocate pinned host memory that is accessible to the
-      GPU.
-    - CtxFlags.CU_CTX_LMEM_RESIZE_TO_MAX: Instruct CUDA to not reduce local memory after
+    - CtxFlags.BLOCKING_SYNC: Instruct CUDA to block the CPU thread on a synchronization
+      primitive when waiting for the GPU to finish work. Deprecated: This flag was
+      deprecated as of CUDA 4.0 and was replaced with CtxFlags.SCHED_BLOCKING_SYNC.
+    - CtxFlags.SCHED_AUTO: The default value if the `flags` parameter is zero, uses a
+      heuristic based on the number of active CUDA contexts in the process C and the
+      number of logical processors in the system P. If C > P, then CUDA will yield to
+      other OS threads when waiting for the GPU (CtxFlags.SCHED_YIELD), otherwise CUDA
+      will not yield while waiting for results and actively spin on the processor
+      (CtxFlags.SCHED_SPIN). Additionally, on Tegra devices, CtxFlags.SCHED_AUTO uses a
+      heuristic based on the power profile of the platform and may choose
+      CtxFlags.SCHED_BLOCKING_SYNC for low-powered devices.
+    - CtxFlags.MAP_HOST: Instruct CUDA to support mapped pinned allocations. This flag
+      must be set in order to allocate pinned host memory that is accessible to the GPU.
+    - CtxFlags.LMEM_RESIZE_TO_MAX: Instruct CUDA to not reduce local memory after
       resizing local memory for a kernel. This can prevent thrashing by local memory
       allocations when launching many kernels with high local memory usage at the cost
       of potentially increased memory usage. Deprecated: This flag is deprecated and the
       behavior enabled by this flag is now the default and cannot be disabled. Instead,
       the per-thread stack size can be controlled with ctx_set_limit.
-    - CtxFlags.CU_CTX_COREDUMP_ENABLE: If GPU coredumps have not been enabled globally
-      with coredump_set_attribute_global or environment variables, this flag can be set
+    - CtxFlags.COREDUMP_ENABLE: If GPU coredumps have not been enabled globally with
+      coredump_set_attribute_global or environment variables, this flag can be set
       during context creation to instruct CUDA to create a coredump if this context
       raises an exception during execution. These environment variables are described in
       the CUDA-GDB user guide under the "GPU core dump support" section. The initial
       attributes will be taken from the global attributes at the time of context
       creation. The other attributes that control coredump output can be modified by
       calling coredump_set_attribute from the created context after it becomes current.
-    - CtxFlags.CU_CTX_USER_COREDUMP_ENABLE: If user-triggered GPU coredumps have not
-      been enabled globally with coredump_set_attribute_global or environment variables,
-      this flag can be set during context creation to instruct CUDA to create a coredump
-      if data is written to a certain pipe that is present in the OS space. These
+    - CtxFlags.USER_COREDUMP_ENABLE: If user-triggered GPU coredumps have not been
+      enabled globally with coredump_set_attribute_global or environment variables, this
+      flag can be set during context creation to instruct CUDA to create a coredump if
+      data is written to a certain pipe that is present in the OS space. These
       environment variables are described in the CUDA-GDB user guide under the "GPU core
       dump support" section. It is important to note that the pipe name `must`* be set
       with coredump_set_attribute_global before creating the context if this flag is
-      used. Setting this flag implies that CtxFlags.CU_CTX_COREDUMP_ENABLE is set. The
-      initial attributes will be taken from the global attributes at the time of context
+      used. Setting this flag implies that CtxFlags.COREDUMP_ENABLE is set. The initial
+      attributes will be taken from the global attributes at the time of context
       creation. The other attributes that control coredump output can be modified by
       calling coredump_set_attribute from the created context after it becomes current.
       Setting this flag on any context creation is equivalent to setting the
-      CoredumpSettings.CU_COREDUMP_ENABLE_USER_TRIGGER attribute to true globally.
-    - CtxFlags.CU_CTX_SYNC_MEMOPS: Ensures that synchronous memory operations initiated
-      on this context will always synchronize. See further documentation in the section
-      titled "API Synchronization behavior" to learn more about cases when synchronous
-      memory operations can exhibit asynchronous behavior.
+      CoredumpSettings.ENABLE_USER_TRIGGER attribute to true globally.
+    - CtxFlags.SYNC_MEMOPS: Ensures that synchronous memory operations initiated on this
+      context will always synchronize. See further documentation in the section titled
+      "API Synchronization behavior" to learn more about cases when synchronous memory
+      operations can exhibit asynchronous behavior.
 
-    Context creation will fail with CUDA_ERROR_UNKNOWN if the compute mode of the device
-    is ComputeMode.CU_COMPUTEMODE_PROHIBITED. The function device_get_attribute can be
-    used with DeviceAttribute.CU_DEVICE_ATTRIBUTE_COMPUTE_MODE to determine the compute
-    mode of the device. The nvidia-smi tool can be used to set the compute mode for *
-    devices. Documentation for nvidia-smi can be obtained by passing a -h option to it.
+    Context creation will fail with ERROR_UNKNOWN if the compute mode of the device is
+    ComputeMode.PROHIBITED. The function device_get_attribute can be used with
+    DeviceAttribute.COMPUTE_MODE to determine the compute mode of the device. The
+    nvidia-smi tool can be used to set the compute mode for * devices. Documentation for
+    nvidia-smi can be obtained by passing a -h option to it.
 
     Parameters
     ----------
@@ -2375,11 +2355,11 @@ cpdef intptr_t ctx_create_v2(unsigned int flags, int dev) except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_DEVICE, CUDA_ERROR_INVALID_VALUE,
-        CUDA_ERROR_OUT_OF_MEMORY, CUDA_ERROR_UNKNOWN
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_DEVICE, ERROR_INVALID_VALUE, ERROR_OUT_OF_MEMORY, ERROR_UNKNOWN
 
     See Also
     --------
@@ -2405,88 +2385,86 @@ cpdef intptr_t ctx_create_v3(params_array, int num_params, unsigned int flags, i
     """Create a CUDA context with execution affinity.
 
     Creates a new CUDA context with execution affinity and associates it with the
-    calling thread. The `paramsArray` and `flags` parameter are described below. The
+    calling thread. The `params_array` and `flags` parameter are described below. The
     context is created with a usage count of 1 and the caller of ctx_create_v2 must call
     ctx_destroy_v2 when done using the context. If a context is already current to the
     thread, it is supplanted by the newly created context and may be restored by a
     subsequent call to ctx_pop_current_v2.
 
     The type and the amount of execution resource the context can use is limited by
-    `paramsArray` and `numParams`. The `paramsArray` is an array of CUexecAffinityParam
-    and the `numParams` describes the size of the array. If two CUexecAffinityParam in
-    the array have the same type, the latter execution affinity parameter overrides the
-    former execution affinity parameter. The supported execution affinity types are:
+    `params_array` and `num_params`. The `params_array` is an array of
+    CUexecAffinityParam and the `num_params` describes the size of the array. If two
+    CUexecAffinityParam in the array have the same type, the latter execution affinity
+    parameter overrides the former execution affinity parameter. The supported execution
+    affinity types are:
 
-    - ExecAffinityType.CU_EXEC_AFFINITY_TYPE_SM_COUNT limits the portion of SMs that the
-      context can use. The portion of SMs is specified as the number of SMs via
-      CUexecAffinitySmCount. This limit will be internally rounded up to the next
-      hardware-supported amount. Hence, it is imperative to query the actual execution
-      affinity of the context via ctx_get_exec_affinity after context creation.
-      Currently, this attribute is only supported under Volta+ MPS.
+    - ExecAffinityType.SM_COUNT limits the portion of SMs that the context can use. The
+      portion of SMs is specified as the number of SMs via CUexecAffinitySmCount. This
+      limit will be internally rounded up to the next hardware-supported amount. Hence,
+      it is imperative to query the actual execution affinity of the context via
+      ctx_get_exec_affinity after context creation. Currently, this attribute is only
+      supported under Volta+ MPS.
 
     The three LSBs of the `flags` parameter can be used to control how the OS thread,
     which owns the CUDA context at the time of an API call, interacts with the OS
     scheduler when waiting for results from the GPU. Only one of the scheduling flags
     can be set when creating a context.
 
-    - CtxFlags.CU_CTX_SCHED_SPIN: Instruct CUDA to actively spin when waiting for
-      results from the GPU. This can decrease latency when waiting for the GPU, but may
-      lower the performance of CPU threads if they are performing work in parallel with
-      the CUDA thread.
-    - CtxFlags.CU_CTX_SCHED_YIELD: Instruct CUDA to yield its thread when waiting for
-      results from the GPU. This can increase latency when waiting for the GPU, but can
-      increase the performance of CPU threads performing work in parallel with the GPU.
-    - CtxFlags.CU_CTX_SCHED_BLOCKING_SYNC: Instruct CUDA to block the CPU thread on a
+    - CtxFlags.SCHED_SPIN: Instruct CUDA to actively spin when waiting for results from
+      the GPU. This can decrease latency when waiting for the GPU, but may lower the
+      performance of CPU threads if they are performing work in parallel with the CUDA
+      thread.
+    - CtxFlags.SCHED_YIELD: Instruct CUDA to yield its thread when waiting for results
+      from the GPU. This can increase latency when waiting for the GPU, but can increase
+      the performance of CPU threads performing work in parallel with the GPU.
+    - CtxFlags.SCHED_BLOCKING_SYNC: Instruct CUDA to block the CPU thread on a
       synchronization primitive when waiting for the GPU to finish work.
-    - CtxFlags.CU_CTX_BLOCKING_SYNC: Instruct CUDA to block the CPU thread on a
-      synchronization primitive when waiting for the GPU to finish work. Deprecated:
-      This flag was deprecated as of CUDA 4.0 and was replaced with
-      CtxFlags.CU_CTX_SCHED_BLOCKING_SYNC.
-    - CtxFlags.CU_CTX_SCHED_AUTO: The default value if the `flags` parameter is zero,
-      uses a heuristic based on the number of active CUDA contexts in the process C and
-      the number of logical processors in the system P. If C > P, then CUDA will yield
-      to other OS threads when waiting for the GPU (CtxFlags.CU_CTX_SCHED_YIELD),
-      otherwise CUDA will not yield while waiting for results and actively spin on the
-      processor (CtxFlags.CU_CTX_SCHED_SPIN). Additionally, on Tegra devices,
-      CtxFlags.CU_CTX_SCHED_AUTO uses a heuristic based on the power profile of the
-      platform and may choose CtxFlags.CU_CTX_SCHED_BLOCKING_SYNC for low-powered
-      devices.
-    - CtxFlags.CU_CTX_MAP_HOST: Instruct CUDA to support mapped pinned allocations. This
-      flag must be set in order to allocate pinned host memory that is accessible to the
-      GPU.
-    - CtxFlags.CU_CTX_LMEM_RESIZE_TO_MAX: Instruct CUDA to not reduce local memory after
+    - CtxFlags.BLOCKING_SYNC: Instruct CUDA to block the CPU thread on a synchronization
+      primitive when waiting for the GPU to finish work. Deprecated: This flag was
+      deprecated as of CUDA 4.0 and was replaced with CtxFlags.SCHED_BLOCKING_SYNC.
+    - CtxFlags.SCHED_AUTO: The default value if the `flags` parameter is zero, uses a
+      heuristic based on the number of active CUDA contexts in the process C and the
+      number of logical processors in the system P. If C > P, then CUDA will yield to
+      other OS threads when waiting for the GPU (CtxFlags.SCHED_YIELD), otherwise CUDA
+      will not yield while waiting for results and actively spin on the processor
+      (CtxFlags.SCHED_SPIN). Additionally, on Tegra devices, CtxFlags.SCHED_AUTO uses a
+      heuristic based on the power profile of the platform and may choose
+      CtxFlags.SCHED_BLOCKING_SYNC for low-powered devices.
+    - CtxFlags.MAP_HOST: Instruct CUDA to support mapped pinned allocations. This flag
+      must be set in order to allocate pinned host memory that is accessible to the GPU.
+    - CtxFlags.LMEM_RESIZE_TO_MAX: Instruct CUDA to not reduce local memory after
       resizing local memory for a kernel. This can prevent thrashing by local memory
       allocations when launching many kernels with high local memory usage at the cost
       of potentially increased memory usage. Deprecated: This flag is deprecated and the
       behavior enabled by this flag is now the default and cannot be disabled. Instead,
       the per-thread stack size can be controlled with ctx_set_limit.
-    - CtxFlags.CU_CTX_COREDUMP_ENABLE: If GPU coredumps have not been enabled globally
-      with coredump_set_attribute_global or environment variables, this flag can be set
+    - CtxFlags.COREDUMP_ENABLE: If GPU coredumps have not been enabled globally with
+      coredump_set_attribute_global or environment variables, this flag can be set
       during context creation to instruct CUDA to create a coredump if this context
       raises an exception during execution. These environment variables are described in
       the CUDA-GDB user guide under the "GPU core dump support" section. The initial
       attributes will be taken from the global attributes at the time of context
       creation. The other attributes that control coredump output can be modified by
       calling coredump_set_attribute from the created context after it becomes current.
-    - CtxFlags.CU_CTX_USER_COREDUMP_ENABLE: If user-triggered GPU coredumps have not
-      been enabled globally with coredump_set_attribute_global or environment variables,
-      this flag can be set during context creation to instruct CUDA to create a coredump
-      if data is written to a certain pipe that is present in the OS space. These
+    - CtxFlags.USER_COREDUMP_ENABLE: If user-triggered GPU coredumps have not been
+      enabled globally with coredump_set_attribute_global or environment variables, this
+      flag can be set during context creation to instruct CUDA to create a coredump if
+      data is written to a certain pipe that is present in the OS space. These
       environment variables are described in the CUDA-GDB user guide under the "GPU core
       dump support" section. It is important to note that the pipe name `must`* be set
       with coredump_set_attribute_global before creating the context if this flag is
-      used. Setting this flag implies that CtxFlags.CU_CTX_COREDUMP_ENABLE is set. The
-      initial attributes will be taken from the global attributes at the time of context
+      used. Setting this flag implies that CtxFlags.COREDUMP_ENABLE is set. The initial
+      attributes will be taken from the global attributes at the time of context
       creation. The other attributes that control coredump output can be modified by
       calling coredump_set_attribute from the created context after it becomes current.
       Setting this flag on any context creation is equivalent to setting the
-      CoredumpSettings.CU_COREDUMP_ENABLE_USER_TRIGGER attribute to true globally.
+      CoredumpSettings.ENABLE_USER_TRIGGER attribute to true globally.
 
-    Context creation will fail with CUDA_ERROR_UNKNOWN if the compute mode of the device
-    is ComputeMode.CU_COMPUTEMODE_PROHIBITED. The function device_get_attribute can be
-    used with DeviceAttribute.CU_DEVICE_ATTRIBUTE_COMPUTE_MODE to determine the compute
-    mode of the device. The nvidia-smi tool can be used to set the compute mode for *
-    devices. Documentation for nvidia-smi can be obtained by passing a -h option to it.
+    Context creation will fail with ERROR_UNKNOWN if the compute mode of the device is
+    ComputeMode.PROHIBITED. The function device_get_attribute can be used with
+    DeviceAttribute.COMPUTE_MODE to determine the compute mode of the device. The
+    nvidia-smi tool can be used to set the compute mode for * devices. Documentation for
+    nvidia-smi can be obtained by passing a -h option to it.
 
     Parameters
     ----------
@@ -2507,12 +2485,12 @@ cpdef intptr_t ctx_create_v3(params_array, int num_params, unsigned int flags, i
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_DEVICE, CUDA_ERROR_INVALID_VALUE,
-        CUDA_ERROR_OUT_OF_MEMORY, CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY,
-        CUDA_ERROR_UNKNOWN
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_DEVICE, ERROR_INVALID_VALUE, ERROR_OUT_OF_MEMORY,
+        ERROR_UNSUPPORTED_EXEC_AFFINITY, ERROR_UNKNOWN
 
     See Also
     --------
@@ -2548,62 +2526,58 @@ cpdef intptr_t ctx_create_v4(ctx_create_params, unsigned int flags, int dev) exc
     execution affinity parameter overrides the former execution affinity parameter. The
     supported execution affinity types are:
 
-    - ExecAffinityType.CU_EXEC_AFFINITY_TYPE_SM_COUNT limits the portion of SMs that the
-      context can use. The portion of SMs is specified as the number of SMs via
-      CUexecAffinitySmCount. This limit will be internally rounded up to the next
-      hardware-supported amount. Hence, it is imperative to query the actual execution
-      affinity of the context via ctx_get_exec_affinity after context creation.
-      Currently, this attribute is only supported under Volta+ MPS.
+    - ExecAffinityType.SM_COUNT limits the portion of SMs that the context can use. The
+      portion of SMs is specified as the number of SMs via CUexecAffinitySmCount. This
+      limit will be internally rounded up to the next hardware-supported amount. Hence,
+      it is imperative to query the actual execution affinity of the context via
+      ctx_get_exec_affinity after context creation. Currently, this attribute is only
+      supported under Volta+ MPS.
 
     CUDA context can be created in CIG(CUDA in Graphics) mode by setting cigParams. Data
     from graphics client is shared with CUDA via the sharedData in cigParams. Support
     for D3D12 graphics client can be determined using device_get_attribute with
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_D3D12_CIG_SUPPORTED. sharedData is a
-    ID3D12CommandQueue handle. Support for Vulkan graphics client can be determined
-    using device_get_attribute with
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_VULKAN_CIG_SUPPORTED. sharedData is a Nvidia
-    specific data blob populated by calling vkGetExternalComputeQueueDataNV(). Either
-    execAffinityParams or cigParams can be set to a non-null value. Setting both to a
-    non-null value will result in an undefined behavior.
+    DeviceAttribute.D3D12_CIG_SUPPORTED. sharedData is a ID3D12CommandQueue handle.
+    Support for Vulkan graphics client can be determined using device_get_attribute with
+    DeviceAttribute.VULKAN_CIG_SUPPORTED. sharedData is a Nvidia specific data blob
+    populated by calling vkGetExternalComputeQueueDataNV(). Either execAffinityParams or
+    cigParams can be set to a non-null value. Setting both to a non-null value will
+    result in an undefined behavior.
 
     The three LSBs of the `flags` parameter can be used to control how the OS thread,
     which owns the CUDA context at the time of an API call, interacts with the OS
     scheduler when waiting for results from the GPU. Only one of the scheduling flags
     can be set when creating a context.
 
-    - CtxFlags.CU_CTX_SCHED_SPIN: Instruct CUDA to actively spin when waiting for
-      results from the GPU. This can decrease latency when waiting for the GPU, but may
-      lower the performance of CPU threads if they are performing work in parallel with
-      the CUDA thread.
-    - CtxFlags.CU_CTX_SCHED_YIELD: Instruct CUDA to yield its thread when waiting for
-      results from the GPU. This can increase latency when waiting for the GPU, but can
-      increase the performance of CPU threads performing work in parallel with the GPU.
-    - CtxFlags.CU_CTX_SCHED_BLOCKING_SYNC: Instruct CUDA to block the CPU thread on a
+    - CtxFlags.SCHED_SPIN: Instruct CUDA to actively spin when waiting for results from
+      the GPU. This can decrease latency when waiting for the GPU, but may lower the
+      performance of CPU threads if they are performing work in parallel with the CUDA
+      thread.
+    - CtxFlags.SCHED_YIELD: Instruct CUDA to yield its thread when waiting for results
+      from the GPU. This can increase latency when waiting for the GPU, but can increase
+      the performance of CPU threads performing work in parallel with the GPU.
+    - CtxFlags.SCHED_BLOCKING_SYNC: Instruct CUDA to block the CPU thread on a
       synchronization primitive when waiting for the GPU to finish work.
-    - CtxFlags.CU_CTX_BLOCKING_SYNC: Instruct CUDA to block the CPU thread on a
-      synchronization primitive when waiting for the GPU to finish work. Deprecated:
-      This flag was deprecated as of CUDA 4.0 and was replaced with
-      CtxFlags.CU_CTX_SCHED_BLOCKING_SYNC.
-    - CtxFlags.CU_CTX_SCHED_AUTO: The default value if the `flags` parameter is zero,
-      uses a heuristic based on the number of active CUDA contexts in the process C and
-      the number of logical processors in the system P. If C > P, then CUDA will yield
-      to other OS threads when waiting for the GPU (CtxFlags.CU_CTX_SCHED_YIELD),
-      otherwise CUDA will not yield while waiting for results and actively spin on the
-      processor (CtxFlags.CU_CTX_SCHED_SPIN). Additionally, on Tegra devices,
-      CtxFlags.CU_CTX_SCHED_AUTO uses a heuristic based on the power profile of the
-      platform and may choose CtxFlags.CU_CTX_SCHED_BLOCKING_SYNC for low-powered
-      devices.
-    - CtxFlags.CU_CTX_MAP_HOST: Instruct CUDA to support mapped pinned allocations. This
-      flag must be set in order to allocate pinned host memory that is accessible to the
-      GPU.
-    - CtxFlags.CU_CTX_LMEM_RESIZE_TO_MAX: Instruct CUDA to not reduce local memory after
+    - CtxFlags.BLOCKING_SYNC: Instruct CUDA to block the CPU thread on a synchronization
+      primitive when waiting for the GPU to finish work. Deprecated: This flag was
+      deprecated as of CUDA 4.0 and was replaced with CtxFlags.SCHED_BLOCKING_SYNC.
+    - CtxFlags.SCHED_AUTO: The default value if the `flags` parameter is zero, uses a
+      heuristic based on the number of active CUDA contexts in the process C and the
+      number of logical processors in the system P. If C > P, then CUDA will yield to
+      other OS threads when waiting for the GPU (CtxFlags.SCHED_YIELD), otherwise CUDA
+      will not yield while waiting for results and actively spin on the processor
+      (CtxFlags.SCHED_SPIN). Additionally, on Tegra devices, CtxFlags.SCHED_AUTO uses a
+      heuristic based on the power profile of the platform and may choose
+      CtxFlags.SCHED_BLOCKING_SYNC for low-powered devices.
+    - CtxFlags.MAP_HOST: Instruct CUDA to support mapped pinned allocations. This flag
+      must be set in order to allocate pinned host memory that is accessible to the GPU.
+    - CtxFlags.LMEM_RESIZE_TO_MAX: Instruct CUDA to not reduce local memory after
       resizing local memory for a kernel. This can prevent thrashing by local memory
       allocations when launching many kernels with high local memory usage at the cost
       of potentially increased memory usage. Deprecated: This flag is deprecated and the
       behavior enabled by this flag is now the default and cannot be disabled. Instead,
       the per-thread stack size can be controlled with ctx_set_limit.
-    - CtxFlags.CU_CTX_COREDUMP_ENABLE: If GPU coredumps have not been enabled globally
-      with coredump_set_attribute_global or environment variables, this flag can be set
+    - CtxFlags.COREDUMP_ENABLE: If GPU coredumps have not been enabled globally with
+      coredump_set_attribute_global or environment variables, this flag can be set
       during context creation to instruct CUDA to create a coredump if this context
       raises an exception during execution. These environment variables are described in
       the CUDA-GDB user guide under the "GPU core dump support" section. The initial
@@ -2612,35 +2586,35 @@ cpdef intptr_t ctx_create_v4(ctx_create_params, unsigned int flags, int dev) exc
       calling coredump_set_attribute from the created context after it becomes current.
       This flag is not supported when CUDA context is created in CIG(CUDA in Graphics)
       mode.
-    - CtxFlags.CU_CTX_USER_COREDUMP_ENABLE: If user-triggered GPU coredumps have not
-      been enabled globally with coredump_set_attribute_global or environment variables,
-      this flag can be set during context creation to instruct CUDA to create a coredump
-      if data is written to a certain pipe that is present in the OS space. These
+    - CtxFlags.USER_COREDUMP_ENABLE: If user-triggered GPU coredumps have not been
+      enabled globally with coredump_set_attribute_global or environment variables, this
+      flag can be set during context creation to instruct CUDA to create a coredump if
+      data is written to a certain pipe that is present in the OS space. These
       environment variables are described in the CUDA-GDB user guide under the "GPU core
       dump support" section. It is important to note that the pipe name `must`* be set
       with coredump_set_attribute_global before creating the context if this flag is
-      used. Setting this flag implies that CtxFlags.CU_CTX_COREDUMP_ENABLE is set. The
-      initial attributes will be taken from the global attributes at the time of context
+      used. Setting this flag implies that CtxFlags.COREDUMP_ENABLE is set. The initial
+      attributes will be taken from the global attributes at the time of context
       creation. The other attributes that control coredump output can be modified by
       calling coredump_set_attribute from the created context after it becomes current.
       Setting this flag on any context creation is equivalent to setting the
-      CoredumpSettings.CU_COREDUMP_ENABLE_USER_TRIGGER attribute to true globally. This
-      flag is not supported when CUDA context is created in CIG(CUDA in Graphics) mode.
-    - CtxFlags.CU_CTX_SYNC_MEMOPS: Ensures that synchronous memory operations initiated
-      on this context will always synchronize. See further documentation in the section
-      titled "API Synchronization behavior" to learn more about cases when synchronous
-      memory operations can exhibit asynchronous behavior.
+      CoredumpSettings.ENABLE_USER_TRIGGER attribute to true globally. This flag is not
+      supported when CUDA context is created in CIG(CUDA in Graphics) mode.
+    - CtxFlags.SYNC_MEMOPS: Ensures that synchronous memory operations initiated on this
+      context will always synchronize. See further documentation in the section titled
+      "API Synchronization behavior" to learn more about cases when synchronous memory
+      operations can exhibit asynchronous behavior.
 
-    Context creation will fail with CUDA_ERROR_UNKNOWN if the compute mode of the device
-    is ComputeMode.CU_COMPUTEMODE_PROHIBITED. The function device_get_attribute can be
-    used with DeviceAttribute.CU_DEVICE_ATTRIBUTE_COMPUTE_MODE to determine the compute
-    mode of the device. The nvidia-smi tool can be used to set the compute mode for *
-    devices. Documentation for nvidia-smi can be obtained by passing a -h option to it.
+    Context creation will fail with ERROR_UNKNOWN if the compute mode of the device is
+    ComputeMode.PROHIBITED. The function device_get_attribute can be used with
+    DeviceAttribute.COMPUTE_MODE to determine the compute mode of the device. The
+    nvidia-smi tool can be used to set the compute mode for * devices. Documentation for
+    nvidia-smi can be obtained by passing a -h option to it.
 
-    Context creation will fail with CUDA_ERROR_INVALID_VALUE if invalid parameter was
-    passed by client to create the CUDA context.
+    Context creation will fail with ERROR_INVALID_VALUE if invalid parameter was passed
+    by client to create the CUDA context.
 
-    Context creation in CIG mode will fail with CUDA_ERROR_NOT_SUPPORTED if CIG is not
+    Context creation in CIG mode will fail with ERROR_NOT_SUPPORTED if CIG is not
     supported by the device or the driver.
 
     Parameters
@@ -2660,11 +2634,12 @@ cpdef intptr_t ctx_create_v4(ctx_create_params, unsigned int flags, int dev) exc
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_DEVICE, CUDA_ERROR_INVALID_VALUE,
-        CUDA_ERROR_NOT_SUPPORTED, CUDA_ERROR_OUT_OF_MEMORY, CUDA_ERROR_UNKNOWN
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_DEVICE, ERROR_INVALID_VALUE, ERROR_NOT_SUPPORTED,
+        ERROR_OUT_OF_MEMORY, ERROR_UNKNOWN
 
     See Also
     --------
@@ -2704,7 +2679,7 @@ cpdef ctx_destroy_v2(intptr_t ctx):
     current thread's context stack (as though ctx_pop_current_v2 were called). If `ctx`
     is current to other threads, then `ctx` will remain current to those threads, and
     attempting to access `ctx` from those threads will result in the error
-    CUDA_ERROR_CONTEXT_IS_DESTROYED.
+    ERROR_CONTEXT_IS_DESTROYED.
 
     Parameters
     ----------
@@ -2718,10 +2693,11 @@ cpdef ctx_destroy_v2(intptr_t ctx):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -2764,10 +2740,11 @@ cpdef ctx_push_current_v2(intptr_t ctx):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -2801,9 +2778,10 @@ cpdef intptr_t ctx_pop_current_v2() except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_CONTEXT
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT
 
     See Also
     --------
@@ -2824,8 +2802,8 @@ cpdef ctx_set_current(intptr_t ctx):
     """Binds the specified CUDA context to the calling CPU thread.
 
     Binds the specified CUDA context to the calling CPU thread. If `ctx` is NULL then
-    the CUDA context previously bound to the calling CPU thread is unbound and
-    CUDA_SUCCESS is returned.
+    the CUDA context previously bound to the calling CPU thread is unbound and SUCCESS
+    is returned.
 
     If there exists a CUDA context stack on the calling CPU thread, this will replace
     the top of that stack with `ctx`. If `ctx` is NULL then this will be equivalent to
@@ -2844,9 +2822,10 @@ cpdef ctx_set_current(intptr_t ctx):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_CONTEXT
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT
 
     See Also
     --------
@@ -2863,7 +2842,7 @@ cpdef intptr_t ctx_get_current() except? 0:
     """Returns the CUDA context bound to the calling CPU thread.
 
     Returns, as `pctx`, the CUDA context bound to the calling CPU thread. If no context
-    is bound to the calling CPU thread then `pctx` is set to NULL and CUDA_SUCCESS is
+    is bound to the calling CPU thread then `pctx` is set to NULL and SUCCESS is
     returned.
 
     Returns
@@ -2874,9 +2853,10 @@ cpdef intptr_t ctx_get_current() except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED,
 
     See Also
     --------
@@ -2903,10 +2883,11 @@ cpdef int ctx_get_device() except? -1:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE,
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE,
 
     See Also
     --------
@@ -2936,10 +2917,11 @@ cpdef unsigned int ctx_get_flags() except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE,
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE,
 
     See Also
     --------
@@ -2974,10 +2956,11 @@ cpdef ctx_set_flags(unsigned int flags):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE,
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE,
 
     See Also
     --------
@@ -2996,7 +2979,7 @@ cpdef ctx_set_flags(unsigned int flags):
 cpdef unsigned long long ctx_get_id(intptr_t ctx) except? 0:
     """Returns the unique Id associated with the context supplied.
 
-    Returns, as `ctxId`, the unique Id which is associated with a given context. The Id
+    Returns, as `ctx_id`, the unique Id which is associated with a given context. The Id
     is unique for the life of the program for this instance of CUDA. If context is
     supplied as NULL and there is one current, the Id of the current context is
     returned.
@@ -3008,16 +2991,17 @@ cpdef unsigned long long ctx_get_id(intptr_t ctx) except? 0:
 
     Returns
     -------
-    ctxId : int
+    ctx_id : int
         Pointer to store the Id of the context
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_CONTEXT_IS_DESTROYED, CUDA_ERROR_DEINITIALIZED,
-        CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_CONTEXT_IS_DESTROYED, ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED,
+        ERROR_INVALID_CONTEXT, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -3039,8 +3023,8 @@ cpdef ctx_synchronize():
     Blocks until the current context has completed all preceding requested tasks. If the
     current context is the primary context, green contexts that have been created will
     also be synchronized. ctx_synchronize returns an error if one of the preceding tasks
-    failed. If the context was created with the CtxFlags.CU_CTX_SCHED_BLOCKING_SYNC
-    flag, the CPU thread will block until the GPU context has finished its work.
+    failed. If the context was created with the CtxFlags.SCHED_BLOCKING_SYNC flag, the
+    CPU thread will block until the GPU context has finished its work.
 
     Returns
     -------
@@ -3049,9 +3033,10 @@ cpdef ctx_synchronize():
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_CONTEXT
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT
 
     See Also
     --------
@@ -3077,57 +3062,57 @@ cpdef ctx_set_limit(int limit, size_t value):
 
     Setting each CUlimit has its own specific restrictions, so each is discussed here.
 
-    - Limit.CU_LIMIT_STACK_SIZE controls the stack size in bytes of each GPU thread. The
-      driver automatically increases the per-thread stack size for each kernel launch as
+    - Limit.STACK_SIZE controls the stack size in bytes of each GPU thread. The driver
+      automatically increases the per-thread stack size for each kernel launch as
       needed. This size isn't reset back to the original value after each launch.
       Setting this value will take effect immediately, and if necessary, the device will
       block until all preceding requested tasks are complete.
-    - Limit.CU_LIMIT_PRINTF_FIFO_SIZE controls the size in bytes of the FIFO used by the
-      printf device system call. Setting Limit.CU_LIMIT_PRINTF_FIFO_SIZE must be
-      performed before launching any kernel that uses the printf device system call,
-      otherwise CUDA_ERROR_INVALID_VALUE will be returned.
-    - Limit.CU_LIMIT_MALLOC_HEAP_SIZE controls the size in bytes of the heap used by the
-      malloc and free device system calls. Setting Limit.CU_LIMIT_MALLOC_HEAP_SIZE must
-      be performed before launching any kernel that uses the malloc or free device
-      system calls, otherwise CUDA_ERROR_INVALID_VALUE will be returned.
-    - Limit.CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH controls the maximum nesting depth of a grid
-      at which a thread can safely call cudaDeviceSynchronize. Setting this limit must
-      be performed before any launch of a kernel that uses the device runtime and calls
+    - Limit.PRINTF_FIFO_SIZE controls the size in bytes of the FIFO used by the printf
+      device system call. Setting Limit.PRINTF_FIFO_SIZE must be performed before
+      launching any kernel that uses the printf device system call, otherwise
+      ERROR_INVALID_VALUE will be returned.
+    - Limit.MALLOC_HEAP_SIZE controls the size in bytes of the heap used by the malloc
+      and free device system calls. Setting Limit.MALLOC_HEAP_SIZE must be performed
+      before launching any kernel that uses the malloc or free device system calls,
+      otherwise ERROR_INVALID_VALUE will be returned.
+    - Limit.DEV_RUNTIME_SYNC_DEPTH controls the maximum nesting depth of a grid at which
+      a thread can safely call cudaDeviceSynchronize. Setting this limit must be
+      performed before any launch of a kernel that uses the device runtime and calls
       cudaDeviceSynchronize above the default sync depth, two levels of grids. Calls to
       cudaDeviceSynchronize will fail with error code cudaErrorSyncDepthExceeded if the
       limitation is violated. This limit can be set smaller than the default or up the
       maximum launch depth of 24. When setting this limit, keep in mind that additional
       levels of sync depth require the driver to reserve large amounts of device memory
       which can no longer be used for user allocations. If these reservations of device
-      memory fail, ctx_set_limit will return CUDA_ERROR_OUT_OF_MEMORY, and the limit can
-      be reset to a lower value. This limit is only applicable to devices of compute
+      memory fail, ctx_set_limit will return ERROR_OUT_OF_MEMORY, and the limit can be
+      reset to a lower value. This limit is only applicable to devices of compute
       capability < 9.0. Attempting to set this limit on devices of other compute
-      capability versions will result in the error CUDA_ERROR_UNSUPPORTED_LIMIT being
+      capability versions will result in the error ERROR_UNSUPPORTED_LIMIT being
       returned.
-    - Limit.CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT controls the maximum number of
-      outstanding device runtime launches that can be made from the current context. A
-      grid is outstanding from the point of launch up until the grid is known to have
-      been completed. Device runtime launches which violate this limitation fail and
-      return cudaErrorLaunchPendingCountExceeded when cudaGetLastError is called after
-      launch. If more pending launches than the default (2048 launches) are needed for a
-      module using the device runtime, this limit can be increased. Keep in mind that
-      being able to sustain additional pending launches will require the driver to
-      reserve larger amounts of device memory upfront which can no longer be used for
+    - Limit.DEV_RUNTIME_PENDING_LAUNCH_COUNT controls the maximum number of outstanding
+      device runtime launches that can be made from the current context. A grid is
+      outstanding from the point of launch up until the grid is known to have been
+      completed. Device runtime launches which violate this limitation fail and return
+      cudaErrorLaunchPendingCountExceeded when cudaGetLastError is called after launch.
+      If more pending launches than the default (2048 launches) are needed for a module
+      using the device runtime, this limit can be increased. Keep in mind that being
+      able to sustain additional pending launches will require the driver to reserve
+      larger amounts of device memory upfront which can no longer be used for
       allocations. If these reservations fail, ctx_set_limit will return
-      CUDA_ERROR_OUT_OF_MEMORY, and the limit can be reset to a lower value. This limit
-      is only applicable to devices of compute capability 3.5 and higher. Attempting to
-      set this limit on devices of compute capability less than 3.5 will result in the
-      error CUDA_ERROR_UNSUPPORTED_LIMIT being returned.
-    - Limit.CU_LIMIT_MAX_L2_FETCH_GRANULARITY controls the L2 cache fetch granularity.
-      Values can range from 0B to 128B. This is purely a performance hint and it can be
-      ignored or clamped depending on the platform.
-    - Limit.CU_LIMIT_PERSISTING_L2_CACHE_SIZE controls size in bytes available for
-      persisting L2 cache. This is purely a performance hint and it can be ignored or
+      ERROR_OUT_OF_MEMORY, and the limit can be reset to a lower value. This limit is
+      only applicable to devices of compute capability 3.5 and higher. Attempting to set
+      this limit on devices of compute capability less than 3.5 will result in the error
+      ERROR_UNSUPPORTED_LIMIT being returned.
+    - Limit.MAX_L2_FETCH_GRANULARITY controls the L2 cache fetch granularity. Values can
+      range from 0B to 128B. This is purely a performance hint and it can be ignored or
       clamped depending on the platform.
+    - Limit.PERSISTING_L2_CACHE_SIZE controls size in bytes available for persisting L2
+      cache. This is purely a performance hint and it can be ignored or clamped
+      depending on the platform.
 
     Parameters
     ----------
-    limit : Limit | int
+    limit : int
         Limit to set
     value : int
         Size of limit
@@ -3139,10 +3124,11 @@ cpdef ctx_set_limit(int limit, size_t value):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_UNSUPPORTED_LIMIT,
-        CUDA_ERROR_OUT_OF_MEMORY, CUDA_ERROR_INVALID_CONTEXT
+        ERROR_INVALID_VALUE, ERROR_UNSUPPORTED_LIMIT, ERROR_OUT_OF_MEMORY,
+        ERROR_INVALID_CONTEXT
 
     See Also
     --------
@@ -3162,22 +3148,22 @@ cpdef size_t ctx_get_limit(int limit) except? 0:
 
     Returns, as `pvalue`, the current size of `limit`. The supported CUlimit values are:
 
-    - Limit.CU_LIMIT_STACK_SIZE: stack size in bytes of each GPU thread.
-    - Limit.CU_LIMIT_PRINTF_FIFO_SIZE: size in bytes of the FIFO used by the printf
-      device system call.
-    - Limit.CU_LIMIT_MALLOC_HEAP_SIZE: size in bytes of the heap used by the malloc and
-      free device system calls.
-    - Limit.CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH: maximum grid depth at which a thread can
-      issue the device runtime call cudaDeviceSynchronize to wait on child grid launches
-      to complete.
-    - Limit.CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT: maximum number of outstanding
-      device runtime launches that can be made from this context.
-    - Limit.CU_LIMIT_MAX_L2_FETCH_GRANULARITY: L2 cache fetch granularity.
-    - Limit.CU_LIMIT_PERSISTING_L2_CACHE_SIZE: Persisting L2 cache size in bytes
+    - Limit.STACK_SIZE: stack size in bytes of each GPU thread.
+    - Limit.PRINTF_FIFO_SIZE: size in bytes of the FIFO used by the printf device system
+      call.
+    - Limit.MALLOC_HEAP_SIZE: size in bytes of the heap used by the malloc and free
+      device system calls.
+    - Limit.DEV_RUNTIME_SYNC_DEPTH: maximum grid depth at which a thread can issue the
+      device runtime call cudaDeviceSynchronize to wait on child grid launches to
+      complete.
+    - Limit.DEV_RUNTIME_PENDING_LAUNCH_COUNT: maximum number of outstanding device
+      runtime launches that can be made from this context.
+    - Limit.MAX_L2_FETCH_GRANULARITY: L2 cache fetch granularity.
+    - Limit.PERSISTING_L2_CACHE_SIZE: Persisting L2 cache size in bytes
 
     Parameters
     ----------
-    limit : Limit | int
+    limit : int
         Limit to query
 
     Returns
@@ -3188,9 +3174,10 @@ cpdef size_t ctx_get_limit(int limit) except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_UNSUPPORTED_LIMIT
+        ERROR_INVALID_VALUE, ERROR_UNSUPPORTED_LIMIT
 
     See Also
     --------
@@ -3216,19 +3203,15 @@ cpdef int ctx_get_cache_config() except? -1:
     configuration if possible, but it is free to choose a different configuration if
     required to execute functions.
 
-    This will return a `pconfig` of FuncCache.CU_FUNC_CACHE_PREFER_NONE on devices where
-    the size of the L1 cache and shared memory are fixed.
+    This will return a `pconfig` of FuncCache.NONE on devices where the size of the L1
+    cache and shared memory are fixed.
 
     The supported cache configurations are:
 
-    - FuncCache.CU_FUNC_CACHE_PREFER_NONE: no preference for shared memory or L1
-      (default)
-    - FuncCache.CU_FUNC_CACHE_PREFER_SHARED: prefer larger shared memory and smaller L1
-      cache
-    - FuncCache.CU_FUNC_CACHE_PREFER_L1: prefer larger L1 cache and smaller shared
-      memory
-    - FuncCache.CU_FUNC_CACHE_PREFER_EQUAL: prefer equal sized L1 cache and shared
-      memory
+    - FuncCache.NONE: no preference for shared memory or L1 (default)
+    - FuncCache.SHARED: prefer larger shared memory and smaller L1 cache
+    - FuncCache.L1: prefer larger L1 cache and smaller shared memory
+    - FuncCache.EQUAL: prefer equal sized L1 cache and shared memory
 
     Returns
     -------
@@ -3238,10 +3221,11 @@ cpdef int ctx_get_cache_config() except? -1:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -3267,9 +3251,9 @@ cpdef ctx_set_cache_config(int config):
     if possible, but it is free to choose a different configuration if required to
     execute the function. Any function preference set via func_set_cache_config or
     kernel_set_cache_config will be preferred over this context-wide setting. Setting
-    the context-wide cache configuration to FuncCache.CU_FUNC_CACHE_PREFER_NONE will
-    cause subsequent kernel launches to prefer to not change the cache configuration
-    unless required to launch the kernel.
+    the context-wide cache configuration to FuncCache.NONE will cause subsequent kernel
+    launches to prefer to not change the cache configuration unless required to launch
+    the kernel.
 
     This setting does nothing on devices where the size of the L1 cache and shared
     memory are fixed.
@@ -3279,18 +3263,14 @@ cpdef ctx_set_cache_config(int config):
 
     The supported cache configurations are:
 
-    - FuncCache.CU_FUNC_CACHE_PREFER_NONE: no preference for shared memory or L1
-      (default)
-    - FuncCache.CU_FUNC_CACHE_PREFER_SHARED: prefer larger shared memory and smaller L1
-      cache
-    - FuncCache.CU_FUNC_CACHE_PREFER_L1: prefer larger L1 cache and smaller shared
-      memory
-    - FuncCache.CU_FUNC_CACHE_PREFER_EQUAL: prefer equal sized L1 cache and shared
-      memory
+    - FuncCache.NONE: no preference for shared memory or L1 (default)
+    - FuncCache.SHARED: prefer larger shared memory and smaller L1 cache
+    - FuncCache.L1: prefer larger L1 cache and smaller shared memory
+    - FuncCache.EQUAL: prefer equal sized L1 cache and shared memory
 
     Parameters
     ----------
-    config : FuncCache | int
+    config : int
         Requested cache configuration
 
     Returns
@@ -3300,10 +3280,11 @@ cpdef ctx_set_cache_config(int config):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -3345,10 +3326,11 @@ cpdef unsigned int ctx_get_api_version(intptr_t ctx) except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_UNKNOWN
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_UNKNOWN
 
     See Also
     --------
@@ -3369,36 +3351,37 @@ cpdef tuple ctx_get_stream_priority_range():
     """Returns numerical values that correspond to the least and greatest stream
     priorities.
 
-    Returns, as `leastPriority` and `greatestPriority`, the numerical values that
+    Returns, as `least_priority` and `greatest_priority`, the numerical values that
     correspond to the least and greatest stream priorities respectively. Stream
     priorities follow a convention where lower numbers imply greater priorities. The
-    range of meaningful stream priorities is given by [`greatestPriority`,
-    `leastPriority`]. If the user attempts to create a stream with a priority value that
-    is outside the meaningful range as specified by this API, the priority is
-    automatically clamped down or up to either `leastPriority` or `greatestPriority`
+    range of meaningful stream priorities is given by [`greatest_priority`,
+    `least_priority`]. If the user attempts to create a stream with a priority value
+    that is outside the meaningful range as specified by this API, the priority is
+    automatically clamped down or up to either `least_priority` or `greatest_priority`
     respectively. See stream_create_with_priority for details on creating a priority
-    stream. A NULL may be passed in for `leastPriority` or `greatestPriority` if the
+    stream. A NULL may be passed in for `least_priority` or `greatest_priority` if the
     value is not desired.
 
-    This function will return '0' in both `leastPriority` and `greatestPriority` if the
-    current context's device does not support stream priorities (see
+    This function will return '0' in both `least_priority` and `greatest_priority` if
+    the current context's device does not support stream priorities (see
     device_get_attribute).
 
     Returns
     -------
-    leastPriority : int
+    least_priority : int
         Pointer to an int in which the numerical value for least stream priority is
         returned
-    greatestPriority : int
+    greatest_priority : int
         Pointer to an int in which the numerical value for greatest stream priority is
         returned
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE,
+        ERROR_INVALID_VALUE,
 
     See Also
     --------
@@ -3428,9 +3411,10 @@ cpdef ctx_reset_persisting_l2cache():
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_NOT_SUPPORTED
+        ERROR_NOT_SUPPORTED
 
     See Also
     --------
@@ -3446,30 +3430,29 @@ cpdef ctx_reset_persisting_l2cache():
 cpdef ctx_get_exec_affinity(int type):
     """Returns the execution affinity setting for the current context.
 
-    Returns, as `pExecAffinity`, the current value of `typename`. The supported
+    Returns, as `p_exec_affinity`, the current value of `type`. The supported
     CUexecAffinityType values are:
 
-    - ExecAffinityType.CU_EXEC_AFFINITY_TYPE_SM_COUNT: number of SMs the context is
-      limited to use.
+    - ExecAffinityType.SM_COUNT: number of SMs the context is limited to use.
 
     Parameters
     ----------
-    type : ExecAffinityType | int
+    type : int
         Execution affinity type to query
 
     Returns
     -------
-    pExecAffinity : ExecAffinityParam_v1
+    p_exec_affinity : ExecAffinityParam_v1
         Returned execution affinity
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE,
-        CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_UNSUPPORTED_EXEC_AFFINITY
 
     See Also
     --------
@@ -3487,15 +3470,15 @@ cpdef ctx_get_exec_affinity(int type):
 cpdef ctx_record_event(intptr_t h_ctx, intptr_t h_event):
     """Records an event.
 
-    Captures in `hEvent` all the activities of the context `hCtx` at the time of this
-    call. `hEvent` and `hCtx` must be from the same CUDA context, otherwise
-    CUDA_ERROR_INVALID_HANDLE will be returned. Calls such as event_query or
-    ctx_wait_event will then examine or wait for completion of the work that was
-    captured. Uses of `hCtx` after this call do not modify `hEvent`. If the context
-    passed to `hCtx` is the primary context, `hEvent` will capture all the activities of
-    the primary context and its green contexts. If the context passed to `hCtx` is a
-    context converted from green context via ctx_from_green_ctx, `hEvent` will capture
-    only the activities of the green context.
+    Captures in `h_event` all the activities of the context `h_ctx` at the time of this
+    call. `h_event` and `h_ctx` must be from the same CUDA context, otherwise
+    ERROR_INVALID_HANDLE will be returned. Calls such as event_query or ctx_wait_event
+    will then examine or wait for completion of the work that was captured. Uses of
+    `h_ctx` after this call do not modify `h_event`. If the context passed to `h_ctx` is
+    the primary context, `h_event` will capture all the activities of the primary
+    context and its green contexts. If the context passed to `h_ctx` is a context
+    converted from green context via ctx_from_green_ctx, `h_event` will capture only the
+    activities of the green context.
 
     Parameters
     ----------
@@ -3511,11 +3494,11 @@ cpdef ctx_record_event(intptr_t h_ctx, intptr_t h_event):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE,
-        CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE, ERROR_STREAM_CAPTURE_UNSUPPORTED
 
     See Also
     --------
@@ -3523,8 +3506,8 @@ cpdef ctx_record_event(intptr_t h_ctx, intptr_t h_event):
 
     Notes
     -----
-    The API will return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED if the specified context
-    `hCtx` has a stream in the capture mode. In such a case, the call will invalidate
+    The API will return ERROR_STREAM_CAPTURE_UNSUPPORTED if the specified context
+    `h_ctx` has a stream in the capture mode. In such a case, the call will invalidate
     all the conflicting captures.
     """
     cdef cydriver.CUresult _status
@@ -3537,13 +3520,13 @@ cpdef ctx_record_event(intptr_t h_ctx, intptr_t h_event):
 cpdef ctx_wait_event(intptr_t h_ctx, intptr_t h_event):
     """Make a context wait on an event.
 
-    Makes all future work submitted to context `hCtx` wait for all work captured in
-    `hEvent`. The synchronization will be performed on the device and will not block the
-    calling CPU thread. See ctx_record_event for details on what is captured by an
-    event. If the context passed to `hCtx` is the primary context, the primary context
-    and its green contexts will wait for `hEvent`. If the context passed to `hCtx` is a
-    context converted from green context via ctx_from_green_ctx, the green context will
-    wait for `hEvent`.
+    Makes all future work submitted to context `h_ctx` wait for all work captured in
+    `h_event`. The synchronization will be performed on the device and will not block
+    the calling CPU thread. See ctx_record_event for details on what is captured by an
+    event. If the context passed to `h_ctx` is the primary context, the primary context
+    and its green contexts will wait for `h_event`. If the context passed to `h_ctx` is
+    a context converted from green context via ctx_from_green_ctx, the green context
+    will wait for `h_event`.
 
     Parameters
     ----------
@@ -3559,11 +3542,11 @@ cpdef ctx_wait_event(intptr_t h_ctx, intptr_t h_event):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE,
-        CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE, ERROR_STREAM_CAPTURE_UNSUPPORTED
 
     See Also
     --------
@@ -3571,11 +3554,11 @@ cpdef ctx_wait_event(intptr_t h_ctx, intptr_t h_event):
 
     Notes
     -----
-    `hEvent` may be from a different context or device than `hCtx`.
+    `h_event` may be from a different context or device than `h_ctx`.
 
-    The API will return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidate the capture
-    if the specified event `hEvent` is part of an ongoing capture sequence or if the
-    specified context `hCtx` has a stream in the capture mode.
+    The API will return ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidate the capture if
+    the specified event `h_event` is part of an ongoing capture sequence or if the
+    specified context `h_ctx` has a stream in the capture mode.
     """
     cdef cydriver.CUresult _status
     with nogil:
@@ -3610,10 +3593,11 @@ cpdef intptr_t ctx_attach(unsigned int flags) except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -3654,9 +3638,10 @@ cpdef ctx_detach(intptr_t ctx):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_CONTEXT
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT
 
     See Also
     --------
@@ -3676,7 +3661,7 @@ cpdef int ctx_get_shared_mem_config() except? -1:
 
     Deprecated.
 
-    This function will return, as `pConfig`, the current size of shared memory banks in
+    This function will return, as `p_config`, the current size of shared memory banks in
     the current context. On devices with configurable shared memory banks,
     ctx_set_shared_mem_config can be used to change this setting, so that all subsequent
     kernel launches will by default use the new bank size. When
@@ -3685,23 +3670,22 @@ cpdef int ctx_get_shared_mem_config() except? -1:
 
     The returned bank configurations can be either:
 
-    - SharedConfig.CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE: shared memory bank width is
-      four bytes.
-    - SharedConfig.CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE: shared memory bank width
-      will eight bytes.
+    - SharedConfig.FOUR_BYTE_BANK_SIZE: shared memory bank width is four bytes.
+    - SharedConfig.EIGHT_BYTE_BANK_SIZE: shared memory bank width will eight bytes.
 
     Returns
     -------
-    pConfig : int
+    p_config : int
         returned shared memory configuration
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -3739,16 +3723,16 @@ cpdef ctx_set_shared_mem_config(int config):
 
     The supported bank configurations are:
 
-    - SharedConfig.CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE: set bank width to the default
-      initial setting (currently, four bytes).
-    - SharedConfig.CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE: set shared memory bank
-      width to be natively four bytes.
-    - SharedConfig.CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE: set shared memory bank
-      width to be natively eight bytes.
+    - SharedConfig.DEFAULT_BANK_SIZE: set bank width to the default initial setting
+      (currently, four bytes).
+    - SharedConfig.FOUR_BYTE_BANK_SIZE: set shared memory bank width to be natively four
+      bytes.
+    - SharedConfig.EIGHT_BYTE_BANK_SIZE: set shared memory bank width to be natively
+      eight bytes.
 
     Parameters
     ----------
-    config : SharedConfig | int
+    config : int
         requested shared memory configuration
 
     Returns
@@ -3758,10 +3742,11 @@ cpdef ctx_set_shared_mem_config(int config):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -3800,14 +3785,14 @@ cpdef intptr_t module_load(fname) except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_PTX,
-        CUDA_ERROR_UNSUPPORTED_PTX_VERSION, CUDA_ERROR_NOT_FOUND,
-        CUDA_ERROR_OUT_OF_MEMORY, CUDA_ERROR_FILE_NOT_FOUND,
-        CUDA_ERROR_NO_BINARY_FOR_GPU, CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND,
-        CUDA_ERROR_SHARED_OBJECT_INIT_FAILED, CUDA_ERROR_JIT_COMPILER_NOT_FOUND
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_INVALID_PTX, ERROR_UNSUPPORTED_PTX_VERSION,
+        ERROR_NOT_FOUND, ERROR_OUT_OF_MEMORY, ERROR_FILE_NOT_FOUND,
+        ERROR_NO_BINARY_FOR_GPU, ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND,
+        ERROR_SHARED_OBJECT_INIT_FAILED, ERROR_JIT_COMPILER_NOT_FOUND
 
     See Also
     --------
@@ -3844,13 +3829,14 @@ cpdef intptr_t module_load_data(image) except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_PTX,
-        CUDA_ERROR_UNSUPPORTED_PTX_VERSION, CUDA_ERROR_OUT_OF_MEMORY,
-        CUDA_ERROR_NO_BINARY_FOR_GPU, CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND,
-        CUDA_ERROR_SHARED_OBJECT_INIT_FAILED, CUDA_ERROR_JIT_COMPILER_NOT_FOUND
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_INVALID_PTX, ERROR_UNSUPPORTED_PTX_VERSION,
+        ERROR_OUT_OF_MEMORY, ERROR_NO_BINARY_FOR_GPU,
+        ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND, ERROR_SHARED_OBJECT_INIT_FAILED,
+        ERROR_JIT_COMPILER_NOT_FOUND
 
     See Also
     --------
@@ -3880,9 +3866,9 @@ cpdef intptr_t module_load_data_ex(image, unsigned int num_options, intptr_t opt
         Module data to load
     num_options : int
         Number of options
-    options : Sequence[int] | Buffer | int | None
+    options : int
         Options for JIT
-    option_values : Sequence[Any] | Address
+    option_values : int
         Option values for JIT
 
     Returns
@@ -3893,13 +3879,14 @@ cpdef intptr_t module_load_data_ex(image, unsigned int num_options, intptr_t opt
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_PTX,
-        CUDA_ERROR_UNSUPPORTED_PTX_VERSION, CUDA_ERROR_OUT_OF_MEMORY,
-        CUDA_ERROR_NO_BINARY_FOR_GPU, CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND,
-        CUDA_ERROR_SHARED_OBJECT_INIT_FAILED, CUDA_ERROR_JIT_COMPILER_NOT_FOUND
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_INVALID_PTX, ERROR_UNSUPPORTED_PTX_VERSION,
+        ERROR_OUT_OF_MEMORY, ERROR_NO_BINARY_FOR_GPU,
+        ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND, ERROR_SHARED_OBJECT_INIT_FAILED,
+        ERROR_JIT_COMPILER_NOT_FOUND
 
     See Also
     --------
@@ -3919,7 +3906,7 @@ cpdef intptr_t module_load_data_ex(image, unsigned int num_options, intptr_t opt
 cpdef intptr_t module_load_fat_binary(fat_cubin) except? 0:
     """Load a module's data.
 
-    Takes a pointer `fatCubin` and loads the corresponding module `module` into the
+    Takes a pointer `fat_cubin` and loads the corresponding module `module` into the
     current context. The pointer represents a fat binary object, which is a collection
     of different cubin and/or PTX files, all representing the same device code, but
     compiled and optimized for different architectures.
@@ -3942,14 +3929,14 @@ cpdef intptr_t module_load_fat_binary(fat_cubin) except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_PTX,
-        CUDA_ERROR_UNSUPPORTED_PTX_VERSION, CUDA_ERROR_NOT_FOUND,
-        CUDA_ERROR_OUT_OF_MEMORY, CUDA_ERROR_NO_BINARY_FOR_GPU,
-        CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND, CUDA_ERROR_SHARED_OBJECT_INIT_FAILED,
-        CUDA_ERROR_JIT_COMPILER_NOT_FOUND
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_INVALID_PTX, ERROR_UNSUPPORTED_PTX_VERSION,
+        ERROR_NOT_FOUND, ERROR_OUT_OF_MEMORY, ERROR_NO_BINARY_FOR_GPU,
+        ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND, ERROR_SHARED_OBJECT_INIT_FAILED,
+        ERROR_JIT_COMPILER_NOT_FOUND
 
     See Also
     --------
@@ -3971,7 +3958,7 @@ cpdef module_unload(intptr_t hmod):
 
     Unloads a module `hmod` from the current context. Attempting to unload a module
     which was obtained from the Library Management API such as library_get_module will
-    return CUDA_ERROR_NOT_PERMITTED.
+    return ERROR_NOT_PERMITTED.
 
     Parameters
     ----------
@@ -3985,10 +3972,11 @@ cpdef module_unload(intptr_t hmod):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_PERMITTED
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_NOT_PERMITTED
 
     See Also
     --------
@@ -4016,9 +4004,10 @@ cpdef int module_get_loading_mode() except? -1:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE,
+        ERROR_INVALID_VALUE,
 
     See Also
     --------
@@ -4038,7 +4027,7 @@ cpdef intptr_t module_get_function(intptr_t hmod, name) except? 0:
 
     Returns, as `hfunc`, the handle of the function of name `name` located in module
     `hmod`. If no function of that name exists, module_get_function returns
-    CUDA_ERROR_NOT_FOUND.
+    ERROR_NOT_FOUND.
 
     Parameters
     ----------
@@ -4055,10 +4044,11 @@ cpdef intptr_t module_get_function(intptr_t hmod, name) except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_FOUND
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_NOT_FOUND
 
     See Also
     --------
@@ -4093,9 +4083,10 @@ cpdef unsigned int module_get_function_count(intptr_t mod) except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_VALUE
+        ERROR_INVALID_HANDLE, ERROR_INVALID_VALUE
     """
     cdef cydriver.CUresult _status
     cdef unsigned int _o_count
@@ -4109,7 +4100,7 @@ cpdef unsigned int module_get_function_count(intptr_t mod) except? 0:
 cpdef module_enumerate_functions(intptr_t mod):
     """Returns the function handles within a module.
 
-    Returns, as `functions`, a maximum number of `numFunctions` function handles within
+    Returns in `functions` a maximum number of `num_functions` function handles within
     `mod`. When function loading mode is set to LAZY the function retrieved may be
     partially loaded. The loading state of a function can be queried using
     cuFunctionIsLoaded. CUDA APIs may load the function automatically when called with
@@ -4124,15 +4115,15 @@ cpdef module_enumerate_functions(intptr_t mod):
 
     Returns
     -------
-    functions : memoryview
-        Buffer where the function handles are returned to
+    memoryview
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_VALUE
+        ERROR_INVALID_CONTEXT, ERROR_INVALID_HANDLE, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -4156,10 +4147,10 @@ cpdef module_enumerate_functions(intptr_t mod):
 cpdef tuple module_get_global_v2(intptr_t hmod, name):
     """Returns a global pointer from a module.
 
-    Returns, as `dptr` and `numbytes`, the base pointer and size of the global of name
+    Returns, as `dptr` and `bytes`, the base pointer and size of the global of name
     `name` located in module `hmod`. If no variable of that name exists,
-    module_get_global_v2 returns CUDA_ERROR_NOT_FOUND. One of the parameters `dptr` or
-    `numbytes` (not both) can be NULL in which case it is ignored.
+    module_get_global_v2 returns ERROR_NOT_FOUND. One of the parameters `dptr` or
+    `bytes` (not both) can be NULL in which case it is ignored.
 
     Parameters
     ----------
@@ -4172,16 +4163,17 @@ cpdef tuple module_get_global_v2(intptr_t hmod, name):
     -------
     dptr : int
         Returned global device pointer
-    numbytes : int
+    bytes : int
         Returned global size in bytes
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_FOUND
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_NOT_FOUND
 
     See Also
     --------
@@ -4209,39 +4201,39 @@ cpdef intptr_t link_create_v2(unsigned int num_options, intptr_t options, intptr
 
     Both linker and compiler options may be specified. Compiler options will be applied
     to inputs to this linker action which must be compiled from PTX. The options
-    JitOption.CU_JIT_WALL_TIME, JitOption.CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, and
-    JitOption.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES will accumulate data until the
-    CUlinkState is destroyed.
+    JitOption.WALL_TIME, JitOption.INFO_LOG_BUFFER_SIZE_BYTES, and
+    JitOption.ERROR_LOG_BUFFER_SIZE_BYTES will accumulate data until the CUlinkState is
+    destroyed.
 
     The data passed in via link_add_data_v2 and link_add_file_v2 will be treated as
     relocatable (-rdc=true to nvcc) when linking the final cubin during link_complete
     and will have similar consequences as offline relocatable device code linking.
 
-    `optionValues` must remain valid for the life of the CUlinkState if output options
+    `option_values` must remain valid for the life of the CUlinkState if output options
     are used. No other references to inputs are maintained after this call returns.
 
     Parameters
     ----------
     num_options : int
         Size of options arrays
-    options : Sequence[int] | Buffer | int | None
+    options : int
         Array of linker and compiler options
-    option_values : Sequence[Any] | Address
+    option_values : int
         Array of option values, each cast to void *
 
     Returns
     -------
-    stateOut : int
+    state_out : int
         On success, this will contain a CUlinkState to specify and complete this action
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_OUT_OF_MEMORY,
-        CUDA_ERROR_JIT_COMPILER_NOT_FOUND
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_OUT_OF_MEMORY, ERROR_JIT_COMPILER_NOT_FOUND
 
     See Also
     --------
@@ -4268,17 +4260,17 @@ cpdef link_add_data_v2(intptr_t state, int type, intptr_t data, size_t size, nam
     inputs after this call returns.
 
     This method accepts only compiler options, which are used if the data must be
-    compiled from PTX, and does not accept any of JitOption.CU_JIT_WALL_TIME,
-    JitOption.CU_JIT_INFO_LOG_BUFFER, JitOption.CU_JIT_ERROR_LOG_BUFFER,
-    JitOption.CU_JIT_TARGET_FROM_CUCONTEXT, or JitOption.CU_JIT_TARGET.
+    compiled from PTX, and does not accept any of JitOption.WALL_TIME,
+    JitOption.INFO_LOG_BUFFER, JitOption.ERROR_LOG_BUFFER,
+    JitOption.TARGET_FROM_CUCONTEXT, or JitOption.TARGET.
 
     Parameters
     ----------
     state : int
         A pending linker action.
-    type : JitInputType | int
+    type : int
         The type of the input data.
-    data : Buffer | int
+    data : int
         The input data. PTX must be NULL-terminated.
     size : int
         The length of the input data.
@@ -4286,10 +4278,10 @@ cpdef link_add_data_v2(intptr_t state, int type, intptr_t data, size_t size, nam
         An optional name for this input in log messages.
     num_options : int
         Size of options.
-    options : Sequence[int] | Buffer | int | None
+    options : int
         Options to be applied only for this input (overrides options from
         link_create_v2).
-    option_values : Sequence[Any] | Address
+    option_values : int
         Array of option values, each cast to void *.
 
     Returns
@@ -4299,11 +4291,12 @@ cpdef link_add_data_v2(intptr_t state, int type, intptr_t data, size_t size, nam
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_IMAGE,
-        CUDA_ERROR_INVALID_PTX, CUDA_ERROR_UNSUPPORTED_PTX_VERSION,
-        CUDA_ERROR_OUT_OF_MEMORY, CUDA_ERROR_NO_BINARY_FOR_GPU
+        ERROR_INVALID_HANDLE, ERROR_INVALID_VALUE, ERROR_INVALID_IMAGE,
+        ERROR_INVALID_PTX, ERROR_UNSUPPORTED_PTX_VERSION, ERROR_OUT_OF_MEMORY,
+        ERROR_NO_BINARY_FOR_GPU
 
     See Also
     --------
@@ -4328,9 +4321,9 @@ cpdef link_add_file_v2(intptr_t state, int type, path, unsigned int num_options,
     No reference is retained to any inputs after this call returns.
 
     This method accepts only compiler options, which are used if the input must be
-    compiled from PTX, and does not accept any of JitOption.CU_JIT_WALL_TIME,
-    JitOption.CU_JIT_INFO_LOG_BUFFER, JitOption.CU_JIT_ERROR_LOG_BUFFER,
-    JitOption.CU_JIT_TARGET_FROM_CUCONTEXT, or JitOption.CU_JIT_TARGET.
+    compiled from PTX, and does not accept any of JitOption.WALL_TIME,
+    JitOption.INFO_LOG_BUFFER, JitOption.ERROR_LOG_BUFFER,
+    JitOption.TARGET_FROM_CUCONTEXT, or JitOption.TARGET.
 
     This method is equivalent to invoking link_add_data_v2 on the contents of the file.
 
@@ -4338,16 +4331,16 @@ cpdef link_add_file_v2(intptr_t state, int type, path, unsigned int num_options,
     ----------
     state : int
         A pending linker action
-    type : JitInputType | int
+    type : int
         The type of the input data
     path : str | bytes
         Path to the input file
     num_options : int
         Size of options
-    options : Sequence[int] | Buffer | int | None
+    options : int
         Options to be applied only for this input (overrides options from
         link_create_v2)
-    option_values : Sequence[Any] | Address
+    option_values : int
         Array of option values, each cast to void *
 
     Returns
@@ -4357,12 +4350,12 @@ cpdef link_add_file_v2(intptr_t state, int type, path, unsigned int num_options,
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_FILE_NOT_FOUND CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_VALUE,
-        CUDA_ERROR_INVALID_IMAGE, CUDA_ERROR_INVALID_PTX,
-        CUDA_ERROR_UNSUPPORTED_PTX_VERSION, CUDA_ERROR_OUT_OF_MEMORY,
-        CUDA_ERROR_NO_BINARY_FOR_GPU
+        ERROR_FILE_NOT_FOUND ERROR_INVALID_HANDLE, ERROR_INVALID_VALUE,
+        ERROR_INVALID_IMAGE, ERROR_INVALID_PTX, ERROR_UNSUPPORTED_PTX_VERSION,
+        ERROR_OUT_OF_MEMORY, ERROR_NO_BINARY_FOR_GPU
 
     See Also
     --------
@@ -4396,9 +4389,10 @@ cpdef link_destroy(intptr_t state):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_HANDLE
+        ERROR_INVALID_HANDLE
 
     See Also
     --------
@@ -4416,9 +4410,9 @@ cpdef intptr_t module_get_tex_ref(intptr_t hmod, name) except? 0:
 
     Deprecated.
 
-    Returns, as `pTexRef`, the handle of the texture reference of name `name` in the
+    Returns, as `p_tex_ref`, the handle of the texture reference of name `name` in the
     module `hmod`. If no texture reference of that name exists, module_get_tex_ref
-    returns CUDA_ERROR_NOT_FOUND. This texture reference handle should not be destroyed,
+    returns ERROR_NOT_FOUND. This texture reference handle should not be destroyed,
     since it will be destroyed when the module is unloaded.
 
     Parameters
@@ -4430,16 +4424,17 @@ cpdef intptr_t module_get_tex_ref(intptr_t hmod, name) except? 0:
 
     Returns
     -------
-    pTexRef : int
+    p_tex_ref : int
         Returned texture reference
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_FOUND
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_NOT_FOUND
 
     See Also
     --------
@@ -4461,9 +4456,9 @@ cpdef intptr_t module_get_surf_ref(intptr_t hmod, name) except? 0:
 
     Deprecated.
 
-    Returns, as `pSurfRef`, the handle of the surface reference of name `name` in the
+    Returns, as `p_surf_ref`, the handle of the surface reference of name `name` in the
     module `hmod`. If no surface reference of that name exists, module_get_surf_ref
-    returns CUDA_ERROR_NOT_FOUND.
+    returns ERROR_NOT_FOUND.
 
     Parameters
     ----------
@@ -4474,16 +4469,17 @@ cpdef intptr_t module_get_surf_ref(intptr_t hmod, name) except? 0:
 
     Returns
     -------
-    pSurfRef : int
+    p_surf_ref : int
         Returned surface reference
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_FOUND
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_NOT_FOUND
 
     See Also
     --------
@@ -4521,27 +4517,27 @@ cpdef intptr_t library_load_data(code, intptr_t jit_options, intptr_t jit_option
     either as output by nvcc or hand-written. A fatbin should also contain relocatable
     code when doing separate compilation.
 
-    Options are passed as an array via `jitOptions` and any corresponding parameters are
-    passed in `jitOptionsValues`. The number of total JIT options is supplied via
-    `numJitOptions`. Any outputs will be returned via `jitOptionsValues`.
+    Options are passed as an array via `jit_options` and any corresponding parameters
+    are passed in `jit_options_values`. The number of total JIT options is supplied via
+    `num_jit_options`. Any outputs will be returned via `jit_options_values`.
 
-    Library load options are passed as an array via `libraryOptions` and any
-    corresponding parameters are passed in `libraryOptionValues`. The number of total
-    library load options is supplied via `numLibraryOptions`.
+    Library load options are passed as an array via `library_options` and any
+    corresponding parameters are passed in `library_option_values`. The number of total
+    library load options is supplied via `num_library_options`.
 
     Parameters
     ----------
     code : Buffer | int
         Code to load
-    jit_options : Sequence[int] | Buffer | int | None
+    jit_options : int
         Options for JIT
-    jit_options_values : Sequence[Any] | Address
+    jit_options_values : int
         Option values for JIT
     num_jit_options : int
         Number of options
-    library_options : Sequence[int] | Buffer | int | None
+    library_options : int
         Options for loading
-    library_option_values : Sequence[Any] | Address
+    library_option_values : int
         Option values for loading
     num_library_options : int
         Number of options for loading
@@ -4554,13 +4550,14 @@ cpdef intptr_t library_load_data(code, intptr_t jit_options, intptr_t jit_option
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE,
-        CUDA_ERROR_INVALID_PTX, CUDA_ERROR_UNSUPPORTED_PTX_VERSION,
-        CUDA_ERROR_OUT_OF_MEMORY, CUDA_ERROR_NO_BINARY_FOR_GPU,
-        CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND, CUDA_ERROR_SHARED_OBJECT_INIT_FAILED,
-        CUDA_ERROR_JIT_COMPILER_NOT_FOUND, CUDA_ERROR_NOT_SUPPORTED
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE,
+        ERROR_INVALID_PTX, ERROR_UNSUPPORTED_PTX_VERSION, ERROR_OUT_OF_MEMORY,
+        ERROR_NO_BINARY_FOR_GPU, ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND,
+        ERROR_SHARED_OBJECT_INIT_FAILED, ERROR_JIT_COMPILER_NOT_FOUND,
+        ERROR_NOT_SUPPORTED
 
     See Also
     --------
@@ -4570,7 +4567,7 @@ cpdef intptr_t library_load_data(code, intptr_t jit_options, intptr_t jit_option
     Notes
     -----
     If the library contains managed variables and no device in the system supports
-    managed variables this call is expected to return CUDA_ERROR_NOT_SUPPORTED
+    managed variables this call is expected to return ERROR_NOT_SUPPORTED
     """
     cdef cydriver.CUresult _status
     cdef cydriver.CUlibrary _o_library
@@ -4603,27 +4600,27 @@ cpdef intptr_t library_load_from_file(file_name, intptr_t jit_options, intptr_t 
     nvcc or handwritten, or a fatbin file as output by nvcc. A fatbin should also
     contain relocatable code when doing separate compilation.
 
-    Options are passed as an array via `jitOptions` and any corresponding parameters are
-    passed in `jitOptionsValues`. The number of total options is supplied via
-    `numJitOptions`. Any outputs will be returned via `jitOptionsValues`.
+    Options are passed as an array via `jit_options` and any corresponding parameters
+    are passed in `jit_options_values`. The number of total options is supplied via
+    `num_jit_options`. Any outputs will be returned via `jit_options_values`.
 
-    Library load options are passed as an array via `libraryOptions` and any
-    corresponding parameters are passed in `libraryOptionValues`. The number of total
-    library load options is supplied via `numLibraryOptions`.
+    Library load options are passed as an array via `library_options` and any
+    corresponding parameters are passed in `library_option_values`. The number of total
+    library load options is supplied via `num_library_options`.
 
     Parameters
     ----------
     file_name : str | bytes
         File to load from
-    jit_options : Sequence[int] | Buffer | int | None
+    jit_options : int
         Options for JIT
-    jit_options_values : Sequence[Any] | Address
+    jit_options_values : int
         Option values for JIT
     num_jit_options : int
         Number of options
-    library_options : Sequence[int] | Buffer | int | None
+    library_options : int
         Options for loading
-    library_option_values : Sequence[Any] | Address
+    library_option_values : int
         Option values for loading
     num_library_options : int
         Number of options for loading
@@ -4636,13 +4633,14 @@ cpdef intptr_t library_load_from_file(file_name, intptr_t jit_options, intptr_t 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE,
-        CUDA_ERROR_INVALID_PTX, CUDA_ERROR_UNSUPPORTED_PTX_VERSION,
-        CUDA_ERROR_OUT_OF_MEMORY, CUDA_ERROR_NO_BINARY_FOR_GPU,
-        CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND, CUDA_ERROR_SHARED_OBJECT_INIT_FAILED,
-        CUDA_ERROR_JIT_COMPILER_NOT_FOUND, CUDA_ERROR_NOT_SUPPORTED
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE,
+        ERROR_INVALID_PTX, ERROR_UNSUPPORTED_PTX_VERSION, ERROR_OUT_OF_MEMORY,
+        ERROR_NO_BINARY_FOR_GPU, ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND,
+        ERROR_SHARED_OBJECT_INIT_FAILED, ERROR_JIT_COMPILER_NOT_FOUND,
+        ERROR_NOT_SUPPORTED
 
     See Also
     --------
@@ -4652,7 +4650,7 @@ cpdef intptr_t library_load_from_file(file_name, intptr_t jit_options, intptr_t 
     Notes
     -----
     If the library contains managed variables and no device in the system supports
-    managed variables this call is expected to return CUDA_ERROR_NOT_SUPPORTED
+    managed variables this call is expected to return ERROR_NOT_SUPPORTED
     """
     cdef cydriver.CUresult _status
     cdef cydriver.CUlibrary _o_library
@@ -4681,9 +4679,10 @@ cpdef library_unload(intptr_t library):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -4699,8 +4698,8 @@ cpdef library_unload(intptr_t library):
 cpdef intptr_t library_get_kernel(intptr_t library, name) except? 0:
     """Returns a kernel handle.
 
-    Returns, as `pKernel`, the handle of the kernel with name `name` located in library
-    `library`. If kernel handle is not found, the call returns CUDA_ERROR_NOT_FOUND.
+    Returns, as `p_kernel`, the handle of the kernel with name `name` located in library
+    `library`. If kernel handle is not found, the call returns ERROR_NOT_FOUND.
 
     Parameters
     ----------
@@ -4711,16 +4710,17 @@ cpdef intptr_t library_get_kernel(intptr_t library, name) except? 0:
 
     Returns
     -------
-    pKernel : int
+    p_kernel : int
         Returned kernel handle
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE,
-        CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_NOT_FOUND
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE,
+        ERROR_INVALID_HANDLE, ERROR_NOT_FOUND
 
     See Also
     --------
@@ -4755,9 +4755,10 @@ cpdef unsigned int library_get_kernel_count(intptr_t lib) except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_VALUE
+        ERROR_INVALID_HANDLE, ERROR_INVALID_VALUE
     """
     cdef cydriver.CUresult _status
     cdef unsigned int _o_count
@@ -4771,7 +4772,7 @@ cpdef unsigned int library_get_kernel_count(intptr_t lib) except? 0:
 cpdef library_enumerate_kernels(intptr_t lib):
     """Retrieve the kernel handles within a library.
 
-    Returns, as `kernels`, a maximum number of `numKernels` kernel handles within `lib`.
+    Returns in `kernels` a maximum number of `num_kernels` kernel handles within `lib`.
     The returned kernel handle becomes invalid when the library is unloaded.
 
     Parameters
@@ -4781,15 +4782,15 @@ cpdef library_enumerate_kernels(intptr_t lib):
 
     Returns
     -------
-    kernels : memoryview
-        Buffer where the kernel handles are returned to
+    memoryview
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_VALUE
+        ERROR_INVALID_HANDLE, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -4813,9 +4814,9 @@ cpdef library_enumerate_kernels(intptr_t lib):
 cpdef intptr_t library_get_module(intptr_t library) except? 0:
     """Returns a module handle.
 
-    Returns, as `pMod`, the module handle associated with the current context located in
-    library `library`. If module handle is not found, the call returns
-    CUDA_ERROR_NOT_FOUND.
+    Returns, as `p_mod`, the module handle associated with the current context located
+    in library `library`. If module handle is not found, the call returns
+    ERROR_NOT_FOUND.
 
     Parameters
     ----------
@@ -4824,17 +4825,18 @@ cpdef intptr_t library_get_module(intptr_t library) except? 0:
 
     Returns
     -------
-    pMod : int
+    p_mod : int
         Returned module handle
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE,
-        CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_NOT_FOUND, CUDA_ERROR_INVALID_CONTEXT,
-        CUDA_ERROR_CONTEXT_IS_DESTROYED
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE,
+        ERROR_INVALID_HANDLE, ERROR_NOT_FOUND, ERROR_INVALID_CONTEXT,
+        ERROR_CONTEXT_IS_DESTROYED
 
     See Also
     --------
@@ -4852,9 +4854,9 @@ cpdef intptr_t library_get_module(intptr_t library) except? 0:
 cpdef intptr_t kernel_get_function(intptr_t kernel) except? 0:
     """Returns a function handle.
 
-    Returns, as `pFunc`, the handle of the function for the requested kernel `kernel`
+    Returns, as `p_func`, the handle of the function for the requested kernel `kernel`
     and the current context. If function handle is not found, the call returns
-    CUDA_ERROR_NOT_FOUND.
+    ERROR_NOT_FOUND.
 
     Parameters
     ----------
@@ -4863,17 +4865,18 @@ cpdef intptr_t kernel_get_function(intptr_t kernel) except? 0:
 
     Returns
     -------
-    pFunc : int
+    p_func : int
         Returned function handle
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE,
-        CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_NOT_FOUND, CUDA_ERROR_INVALID_CONTEXT,
-        CUDA_ERROR_CONTEXT_IS_DESTROYED
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE,
+        ERROR_INVALID_HANDLE, ERROR_NOT_FOUND, ERROR_INVALID_CONTEXT,
+        ERROR_CONTEXT_IS_DESTROYED
 
     See Also
     --------
@@ -4892,7 +4895,7 @@ cpdef intptr_t kernel_get_function(intptr_t kernel) except? 0:
 cpdef intptr_t kernel_get_library(intptr_t kernel) except? 0:
     """Returns a library handle.
 
-    Returns, as `pLib`, the handle of the library for the requested kernel `kernel`
+    Returns, as `p_lib`, the handle of the library for the requested kernel `kernel`
 
     Parameters
     ----------
@@ -4901,16 +4904,17 @@ cpdef intptr_t kernel_get_library(intptr_t kernel) except? 0:
 
     Returns
     -------
-    pLib : int
+    p_lib : int
         Returned library handle
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE,
-        CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_NOT_FOUND
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE,
+        ERROR_INVALID_HANDLE, ERROR_NOT_FOUND
 
     See Also
     --------
@@ -4928,10 +4932,10 @@ cpdef intptr_t kernel_get_library(intptr_t kernel) except? 0:
 cpdef tuple library_get_global(intptr_t library, name):
     """Returns a global device pointer.
 
-    Returns, as `dptr` and `numbytes`, the base pointer and size of the global with name
+    Returns, as `dptr` and `bytes`, the base pointer and size of the global with name
     `name` for the requested library `library` and the current context. If no global for
-    the requested name `name` exists, the call returns CUDA_ERROR_NOT_FOUND. One of the
-    parameters `dptr` or `numbytes` (not both) can be NULL in which case it is ignored.
+    the requested name `name` exists, the call returns ERROR_NOT_FOUND. One of the
+    parameters `dptr` or `bytes` (not both) can be NULL in which case it is ignored.
 
     Parameters
     ----------
@@ -4944,17 +4948,18 @@ cpdef tuple library_get_global(intptr_t library, name):
     -------
     dptr : int
         Returned global device pointer for the requested context
-    numbytes : int
+    bytes : int
         Returned global size in bytes
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE,
-        CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_NOT_FOUND, CUDA_ERROR_INVALID_CONTEXT,
-        CUDA_ERROR_CONTEXT_IS_DESTROYED
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE,
+        ERROR_INVALID_HANDLE, ERROR_NOT_FOUND, ERROR_INVALID_CONTEXT,
+        ERROR_CONTEXT_IS_DESTROYED
 
     See Also
     --------
@@ -4975,10 +4980,10 @@ cpdef tuple library_get_global(intptr_t library, name):
 cpdef tuple library_get_managed(intptr_t library, name):
     """Returns a pointer to managed memory.
 
-    Returns, as `dptr` and `numbytes`, the base pointer and size of the managed memory
-    with name `name` for the requested library `library`. If no managed memory with the
-    requested name `name` exists, the call returns CUDA_ERROR_NOT_FOUND. One of the
-    parameters `dptr` or `numbytes` (not both) can be NULL in which case it is ignored.
+    Returns, as `dptr` and `bytes`, the base pointer and size of the managed memory with
+    name `name` for the requested library `library`. If no managed memory with the
+    requested name `name` exists, the call returns ERROR_NOT_FOUND. One of the
+    parameters `dptr` or `bytes` (not both) can be NULL in which case it is ignored.
     Note that managed memory for library `library` is shared across devices and is
     registered when the library is loaded into atleast one context.
 
@@ -4993,16 +4998,17 @@ cpdef tuple library_get_managed(intptr_t library, name):
     -------
     dptr : int
         Returned pointer to the managed memory
-    numbytes : int
+    bytes : int
         Returned memory size in bytes
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE,
-        CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_NOT_FOUND
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE,
+        ERROR_INVALID_HANDLE, ERROR_NOT_FOUND
 
     See Also
     --------
@@ -5023,10 +5029,9 @@ cpdef intptr_t library_get_unified_function(intptr_t library, symbol) except? 0:
     """Returns a pointer to a unified function.
 
     Returns, as `fptr`, the function pointer to a unified function denoted by `symbol`.
-    If no unified function with name `symbol` exists, the call returns
-    CUDA_ERROR_NOT_FOUND. If there is no device with attribute
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS present in the system,
-    the call may return CUDA_ERROR_NOT_FOUND.
+    If no unified function with name `symbol` exists, the call returns ERROR_NOT_FOUND.
+    If there is no device with attribute DeviceAttribute.UNIFIED_FUNCTION_POINTERS
+    present in the system, the call may return ERROR_NOT_FOUND.
 
     Parameters
     ----------
@@ -5043,10 +5048,11 @@ cpdef intptr_t library_get_unified_function(intptr_t library, symbol) except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE,
-        CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_NOT_FOUND
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE,
+        ERROR_INVALID_HANDLE, ERROR_NOT_FOUND
 
     See Also
     --------
@@ -5068,60 +5074,55 @@ cpdef int kernel_get_attribute(int attrib, intptr_t kernel, int dev) except? -1:
     Returns, as `pi`, the integer value of the attribute `attrib` for the kernel
     `kernel` for the requested device `dev`. The supported attributes are:
 
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: The maximum number of
-      threads per block, beyond which a launch of the kernel would fail. This number
-      depends on both the kernel and the requested device.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: The size in bytes of
-      statically-allocated shared memory per block required by this kernel. This does
-      not include dynamically-allocated shared memory requested by the user at runtime.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES: The size in bytes of
-      user-allocated constant memory required by this kernel.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: The size in bytes of local
-      memory used by each thread of this kernel.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_NUM_REGS: The number of registers used by each
+    - FunctionAttribute.MAX_THREADS_PER_BLOCK: The maximum number of threads per block,
+      beyond which a launch of the kernel would fail. This number depends on both the
+      kernel and the requested device.
+    - FunctionAttribute.SHARED_SIZE_BYTES: The size in bytes of statically-allocated
+      shared memory per block required by this kernel. This does not include
+      dynamically-allocated shared memory requested by the user at runtime.
+    - FunctionAttribute.CONST_SIZE_BYTES: The size in bytes of user-allocated constant
+      memory required by this kernel.
+    - FunctionAttribute.LOCAL_SIZE_BYTES: The size in bytes of local memory used by each
       thread of this kernel.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_PTX_VERSION: The PTX virtual architecture
-      version for which the kernel was compiled. This value is the major PTX version *
-      10 + the minor PTX version, so a PTX version 1.3 function would return the value
-      13. Note that this may return the undefined value of 0 for cubins compiled prior
-      to CUDA 3.0.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_BINARY_VERSION: The binary architecture
-      version for which the kernel was compiled. This value is the major binary version
-      * 10 + the minor binary version, so a binary version 1.3 function would return the
-      value 13. Note that this will return a value of 10 for legacy cubins that do not
-      have a properly-encoded binary architecture version.
+    - FunctionAttribute.NUM_REGS: The number of registers used by each thread of this
+      kernel.
+    - FunctionAttribute.PTX_VERSION: The PTX virtual architecture version for which the
+      kernel was compiled. This value is the major PTX version * 10 + the minor PTX
+      version, so a PTX version 1.3 function would return the value 13. Note that this
+      may return the undefined value of 0 for cubins compiled prior to CUDA 3.0.
+    - FunctionAttribute.BINARY_VERSION: The binary architecture version for which the
+      kernel was compiled. This value is the major binary version * 10 + the minor
+      binary version, so a binary version 1.3 function would return the value 13. Note
+      that this will return a value of 10 for legacy cubins that do not have a
+      properly-encoded binary architecture version.
     - CU_FUNC_CACHE_MODE_CA: The attribute to indicate whether the kernel has been
       compiled with user specified option "-Xptxas --dlcm=ca" set.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: The maximum
-      size in bytes of dynamically-allocated shared memory.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: Preferred
-      shared memory-L1 cache split ratio in percent of total shared memory.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET: If this attribute is
-      set, the kernel must launch with a valid cluster size specified.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH: The required cluster
-      width in blocks.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT: The required cluster
-      height in blocks.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH: The required cluster
-      depth in blocks.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED: Indicates
-      whether the function can be launched with non-portable cluster size. 1 is allowed,
-      0 is disallowed. A non-portable cluster size may only function on the specific
-      SKUs the program is tested on. The launch might fail if the program is run on a
-      different hardware platform. CUDA API provides cudaOccupancyMaxActiveClusters to
-      assist with checking whether the desired size can be launched on the current
-      device. A portable cluster size is guaranteed to be functional on all compute
-      capabilities higher than the target compute capability. The portable cluster size
-      for sm_90 is 8 blocks per cluster. This value may increase for future compute
-      capabilities. The specific hardware unit may support higher cluster sizes that’s
-      not guaranteed to be portable.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE: The
-      block scheduling policy of a function. The value type is
-      CUclusterSchedulingPolicy.
+    - FunctionAttribute.MAX_DYNAMIC_SHARED_SIZE_BYTES: The maximum size in bytes of
+      dynamically-allocated shared memory.
+    - FunctionAttribute.PREFERRED_SHARED_MEMORY_CARVEOUT: Preferred shared memory-L1
+      cache split ratio in percent of total shared memory.
+    - FunctionAttribute.CLUSTER_SIZE_MUST_BE_SET: If this attribute is set, the kernel
+      must launch with a valid cluster size specified.
+    - FunctionAttribute.REQUIRED_CLUSTER_WIDTH: The required cluster width in blocks.
+    - FunctionAttribute.REQUIRED_CLUSTER_HEIGHT: The required cluster height in blocks.
+    - FunctionAttribute.REQUIRED_CLUSTER_DEPTH: The required cluster depth in blocks.
+    - FunctionAttribute.NON_PORTABLE_CLUSTER_SIZE_ALLOWED: Indicates whether the
+      function can be launched with non-portable cluster size. 1 is allowed, 0 is
+      disallowed. A non-portable cluster size may only function on the specific SKUs the
+      program is tested on. The launch might fail if the program is run on a different
+      hardware platform. CUDA API provides cudaOccupancyMaxActiveClusters to assist with
+      checking whether the desired size can be launched on the current device. A
+      portable cluster size is guaranteed to be functional on all compute capabilities
+      higher than the target compute capability. The portable cluster size for sm_90 is
+      8 blocks per cluster. This value may increase for future compute capabilities. The
+      specific hardware unit may support higher cluster sizes that’s not guaranteed to
+      be portable.
+    - FunctionAttribute.CLUSTER_SCHEDULING_POLICY_PREFERENCE: The block scheduling
+      policy of a function. The value type is CUclusterSchedulingPolicy.
 
     Parameters
     ----------
-    attrib : FunctionAttribute | int
+    attrib : int
         Attribute requested
     kernel : int
         Kernel to query attribute of
@@ -5136,10 +5137,11 @@ cpdef int kernel_get_attribute(int attrib, intptr_t kernel, int dev) except? -1:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_HANDLE,
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_DEVICE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_HANDLE,
+        ERROR_INVALID_VALUE, ERROR_INVALID_DEVICE
 
     See Also
     --------
@@ -5180,45 +5182,41 @@ cpdef kernel_set_attribute(int attrib, int val, intptr_t kernel, int dev):
 
     Supported attributes are:
 
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: This is the
-      maximum size in bytes of dynamically-allocated shared memory. The value should
-      contain the requested maximum size of dynamically-allocated shared memory. The sum
-      of this value and the function attribute
-      FunctionAttribute.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES cannot exceed the device
-      attribute DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN.
-      The maximal size of requestable dynamic shared memory may differ by GPU
-      architecture.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: On devices
-      where the L1 cache and shared memory use the same hardware resources, this sets
-      the shared memory carveout preference, in percent of the total shared memory. See
-      DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR This is
-      only a hint, and the driver can choose a different ratio if required to execute
-      the function.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH: The required cluster
-      width in blocks. The width, height, and depth values must either all be 0 or all
-      be positive. The validity of the cluster dimensions is checked at launch time. If
-      the value is set during compile time, it cannot be set at runtime. Setting it at
-      runtime will return CUDA_ERROR_NOT_PERMITTED.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT: The required cluster
-      height in blocks. The width, height, and depth values must either all be 0 or all
-      be positive. The validity of the cluster dimensions is checked at launch time. If
-      the value is set during compile time, it cannot be set at runtime. Setting it at
-      runtime will return CUDA_ERROR_NOT_PERMITTED.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH: The required cluster
-      depth in blocks. The width, height, and depth values must either all be 0 or all
-      be positive. The validity of the cluster dimensions is checked at launch time. If
-      the value is set during compile time, it cannot be set at runtime. Setting it at
-      runtime will return CUDA_ERROR_NOT_PERMITTED.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED: Indicates
-      whether the function can be launched with non-portable cluster size. 1 is allowed,
-      0 is disallowed.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE: The
-      block scheduling policy of a function. The value type is
-      CUclusterSchedulingPolicy.
+    - FunctionAttribute.MAX_DYNAMIC_SHARED_SIZE_BYTES: This is the maximum size in bytes
+      of dynamically-allocated shared memory. The value should contain the requested
+      maximum size of dynamically-allocated shared memory. The sum of this value and the
+      function attribute FunctionAttribute.SHARED_SIZE_BYTES cannot exceed the device
+      attribute DeviceAttribute.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN. The maximal size of
+      requestable dynamic shared memory may differ by GPU architecture.
+    - FunctionAttribute.PREFERRED_SHARED_MEMORY_CARVEOUT: On devices where the L1 cache
+      and shared memory use the same hardware resources, this sets the shared memory
+      carveout preference, in percent of the total shared memory. See
+      DeviceAttribute.MAX_SHARED_MEMORY_PER_MULTIPROCESSOR This is only a hint, and the
+      driver can choose a different ratio if required to execute the function.
+    - FunctionAttribute.REQUIRED_CLUSTER_WIDTH: The required cluster width in blocks.
+      The width, height, and depth values must either all be 0 or all be positive. The
+      validity of the cluster dimensions is checked at launch time. If the value is set
+      during compile time, it cannot be set at runtime. Setting it at runtime will
+      return CUDA_ERROR_NOT_PERMITTED.
+    - FunctionAttribute.REQUIRED_CLUSTER_HEIGHT: The required cluster height in blocks.
+      The width, height, and depth values must either all be 0 or all be positive. The
+      validity of the cluster dimensions is checked at launch time. If the value is set
+      during compile time, it cannot be set at runtime. Setting it at runtime will
+      return CUDA_ERROR_NOT_PERMITTED.
+    - FunctionAttribute.REQUIRED_CLUSTER_DEPTH: The required cluster depth in blocks.
+      The width, height, and depth values must either all be 0 or all be positive. The
+      validity of the cluster dimensions is checked at launch time. If the value is set
+      during compile time, it cannot be set at runtime. Setting it at runtime will
+      return CUDA_ERROR_NOT_PERMITTED.
+    - FunctionAttribute.NON_PORTABLE_CLUSTER_SIZE_ALLOWED: Indicates whether the
+      function can be launched with non-portable cluster size. 1 is allowed, 0 is
+      disallowed.
+    - FunctionAttribute.CLUSTER_SCHEDULING_POLICY_PREFERENCE: The block scheduling
+      policy of a function. The value type is CUclusterSchedulingPolicy.
 
     Parameters
     ----------
-    attrib : FunctionAttribute | int
+    attrib : int
         Attribute requested
     val : int
         Value to set
@@ -5234,10 +5232,11 @@ cpdef kernel_set_attribute(int attrib, int val, intptr_t kernel, int dev):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_HANDLE,
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_DEVICE, CUDA_ERROR_OUT_OF_MEMORY
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_HANDLE,
+        ERROR_INVALID_VALUE, ERROR_INVALID_DEVICE, ERROR_OUT_OF_MEMORY
 
     See Also
     --------
@@ -5281,20 +5280,16 @@ cpdef kernel_set_cache_config(intptr_t kernel, int config, int dev):
 
     The supported cache configurations are:
 
-    - FuncCache.CU_FUNC_CACHE_PREFER_NONE: no preference for shared memory or L1
-      (default)
-    - FuncCache.CU_FUNC_CACHE_PREFER_SHARED: prefer larger shared memory and smaller L1
-      cache
-    - FuncCache.CU_FUNC_CACHE_PREFER_L1: prefer larger L1 cache and smaller shared
-      memory
-    - FuncCache.CU_FUNC_CACHE_PREFER_EQUAL: prefer equal sized L1 cache and shared
-      memory
+    - FuncCache.NONE: no preference for shared memory or L1 (default)
+    - FuncCache.SHARED: prefer larger shared memory and smaller L1 cache
+    - FuncCache.L1: prefer larger L1 cache and smaller shared memory
+    - FuncCache.EQUAL: prefer equal sized L1 cache and shared memory
 
     Parameters
     ----------
     kernel : int
         Kernel to configure cache for
-    config : FuncCache | int
+    config : int
         Requested cache configuration
     dev : int
         Device to set attribute of
@@ -5306,10 +5301,11 @@ cpdef kernel_set_cache_config(intptr_t kernel, int config, int dev):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_HANDLE,
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_DEVICE, CUDA_ERROR_OUT_OF_MEMORY
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_HANDLE,
+        ERROR_INVALID_VALUE, ERROR_INVALID_DEVICE, ERROR_OUT_OF_MEMORY
 
     See Also
     --------
@@ -5339,7 +5335,7 @@ cpdef bytes kernel_get_name(intptr_t hfunc):
     valid when the kernel handle is valid. If the library is unloaded or reloaded, one
     must call the API again to get the updated name. This API may return a mangled name
     if the function is not declared as having C linkage. If either `name` or `hfunc` is
-    NULL, CUDA_ERROR_INVALID_VALUE is returned.
+    NULL, ERROR_INVALID_VALUE is returned.
 
     Parameters
     ----------
@@ -5348,15 +5344,16 @@ cpdef bytes kernel_get_name(intptr_t hfunc):
 
     Returns
     -------
-    name : bytes | None
+    name : bytes
         The returned name of the function
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_INVALID_VALUE
     """
     cdef cydriver.CUresult _status
     cdef const char* _o_name = NULL
@@ -5371,13 +5368,13 @@ cpdef tuple kernel_get_param_info(intptr_t kernel, size_t param_index):
     """Returns the offset and size of a kernel parameter in the device-side parameter
     layout.
 
-    Queries the kernel parameter at `paramIndex` into `kernel`'s list of parameters, and
-    returns, as `paramOffset` and `paramSize`, the offset and size, respectively, where
-    the parameter will reside in the device-side parameter layout. This information can
-    be used to update kernel node parameters from the device via
-    cudaGraphKernelNodeSetParam and cudaGraphKernelNodeUpdatesApply. `paramIndex` must
-    be less than the number of parameters that `kernel` takes. `paramSize` can be set to
-    NULL if only the parameter offset is desired.
+    Queries the kernel parameter at `param_index` into `kernel`'s list of parameters,
+    and returns, as `param_offset` and `param_size`, the offset and size, respectively,
+    where the parameter will reside in the device-side parameter layout. This
+    information can be used to update kernel node parameters from the device via
+    cudaGraphKernelNodeSetParam and cudaGraphKernelNodeUpdatesApply. `param_index` must
+    be less than the number of parameters that `kernel` takes. `param_size` can be set
+    to NULL if only the parameter offset is desired.
 
     Parameters
     ----------
@@ -5388,18 +5385,19 @@ cpdef tuple kernel_get_param_info(intptr_t kernel, size_t param_index):
 
     Returns
     -------
-    paramOffset : int
+    param_offset : int
         Returns the offset into the device-side parameter layout at which the parameter
         resides
-    paramSize : int
+    param_size : int
         Optionally returns the size of the parameter in the device-side parameter layout
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE,
+        ERROR_INVALID_VALUE,
 
     See Also
     --------
@@ -5443,10 +5441,11 @@ cpdef tuple mem_get_info_v2():
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -5477,7 +5476,7 @@ cpdef uint64_t mem_alloc_v2(size_t bytesize) except? 0:
     Allocates `bytesize` bytes of linear memory on the device and returns, as `dptr`, a
     pointer to the allocated memory. The allocated memory is suitably aligned for any
     kind of variable. The memory is not cleared. If `bytesize` is 0, mem_alloc_v2
-    returns CUDA_ERROR_INVALID_VALUE.
+    returns ERROR_INVALID_VALUE.
 
     Parameters
     ----------
@@ -5492,10 +5491,11 @@ cpdef uint64_t mem_alloc_v2(size_t bytesize) except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_OUT_OF_MEMORY
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_OUT_OF_MEMORY
 
     See Also
     --------
@@ -5522,16 +5522,16 @@ cpdef uint64_t mem_alloc_v2(size_t bytesize) except? 0:
 cpdef tuple mem_alloc_pitch_v2(size_t width_in_bytes, size_t height, unsigned int element_size_bytes):
     """Allocates pitched device memory.
 
-    Allocates at least `WidthInBytes` * `Height` bytes of linear memory on the device
+    Allocates at least `width_in_bytes` * `height` bytes of linear memory on the device
     and returns, as `dptr`, a pointer to the allocated memory. The function may pad the
     allocation to ensure that corresponding pointers in any given row will continue to
     meet the alignment requirements for coalescing as the address is updated from row to
-    row. `ElementSizeBytes` specifies the size of the largest reads and writes that will
-    be performed on the memory range. `ElementSizeBytes` may be 4, 8 or 16 (since
+    row. `element_size_bytes` specifies the size of the largest reads and writes that
+    will be performed on the memory range. `element_size_bytes` may be 4, 8 or 16 (since
     coalesced memory transactions are not possible on other data sizes). If
-    `ElementSizeBytes` is smaller than the actual read/write size of a kernel, the
+    `element_size_bytes` is smaller than the actual read/write size of a kernel, the
     kernel will run correctly, but possibly at reduced speed. The pitch returned, as
-    `pPitch`, by mem_alloc_pitch_v2 is the width in bytes of the allocation. The
+    `p_pitch`, by mem_alloc_pitch_v2 is the width in bytes of the allocation. The
     intended usage of pitch is as a separate parameter of the allocation, used to
     compute addresses within the 2D array. Given the row and column of an array element
     of type T, the address is computed as:
@@ -5563,16 +5563,17 @@ cpdef tuple mem_alloc_pitch_v2(size_t width_in_bytes, size_t height, unsigned in
     -------
     dptr : int
         Returned device pointer
-    pPitch : int
+    p_pitch : int
         Returned pitch of allocation in bytes
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_OUT_OF_MEMORY
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_OUT_OF_MEMORY
 
     See Also
     --------
@@ -5623,10 +5624,11 @@ cpdef mem_free_v2(uint64_t dptr):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -5671,10 +5673,11 @@ cpdef tuple mem_get_address_range_v2(uint64_t dptr):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_NOT_FOUND, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_NOT_FOUND, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -5707,8 +5710,7 @@ cpdef intptr_t mem_alloc_host_v2(size_t bytesize) except? 0:
     accessed directly by the device, it can be read or written with much higher
     bandwidth than pageable memory obtained with functions such as malloc.
 
-    On systems where
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES is
+    On systems where DeviceAttribute.PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES is
     true, mem_alloc_host_v2 may not page-lock the allocated memory.
 
     Page-locking excessive amounts of memory with mem_alloc_host_v2 may degrade system
@@ -5718,10 +5720,9 @@ cpdef intptr_t mem_alloc_host_v2(size_t bytesize) except? 0:
 
     Note all host memory allocated using mem_alloc_host_v2 will automatically be
     immediately accessible to all contexts on all devices which support unified
-    addressing (as may be queried using
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING). The device pointer that may
-    be used to access this host memory from those contexts is always equal to the
-    returned host pointer `pp`. See CUDA_UNIFIED for additional details.
+    addressing (as may be queried using DeviceAttribute.UNIFIED_ADDRESSING). The device
+    pointer that may be used to access this host memory from those contexts is always
+    equal to the returned host pointer `pp`. See CUDA_UNIFIED for additional details.
 
     Parameters
     ----------
@@ -5736,10 +5737,11 @@ cpdef intptr_t mem_alloc_host_v2(size_t bytesize) except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_OUT_OF_MEMORY
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_OUT_OF_MEMORY
 
     See Also
     --------
@@ -5781,10 +5783,11 @@ cpdef mem_free_host(p):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -5816,8 +5819,7 @@ cpdef intptr_t mem_host_alloc(size_t bytesize, unsigned int flags) except? 0:
     memory can be accessed directly by the device, it can be read or written with much
     higher bandwidth than pageable memory obtained with functions such as malloc.
 
-    On systems where
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES is
+    On systems where DeviceAttribute.PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES is
     true, mem_host_alloc may not page-lock the allocated memory.
 
     Page-locking excessive amounts of memory may degrade system performance, since it
@@ -5825,7 +5827,7 @@ cpdef intptr_t mem_host_alloc(size_t bytesize, unsigned int flags) except? 0:
     function is best used sparingly to allocate staging areas for data exchange between
     host and device.
 
-    The `Flags` parameter enables different options to be specified that affect the
+    The `flags` parameter enables different options to be specified that affect the
     allocation, as follows.
 
     - CU_MEMHOSTALLOC_PORTABLE: The memory returned by this call will be considered as
@@ -5852,10 +5854,9 @@ cpdef intptr_t mem_host_alloc(size_t bytesize, unsigned int flags) except? 0:
 
     Note all host memory allocated using mem_host_alloc will automatically be
     immediately accessible to all contexts on all devices which support unified
-    addressing (as may be queried using
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING). Unless the flag
-    CU_MEMHOSTALLOC_WRITECOMBINED is specified, the device pointer that may be used to
-    access this host memory from those contexts is always equal to the returned host
+    addressing (as may be queried using DeviceAttribute.UNIFIED_ADDRESSING). Unless the
+    flag CU_MEMHOSTALLOC_WRITECOMBINED is specified, the device pointer that may be used
+    to access this host memory from those contexts is always equal to the returned host
     pointer `pp`. If the flag CU_MEMHOSTALLOC_WRITECOMBINED is specified, then the
     function mem_host_get_device_pointer_v2 must be used to query the device pointer,
     even if the context supports unified addressing. See CUDA_UNIFIED for additional
@@ -5876,10 +5877,11 @@ cpdef intptr_t mem_host_alloc(size_t bytesize, unsigned int flags) except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_OUT_OF_MEMORY
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_OUT_OF_MEMORY
 
     See Also
     --------
@@ -5914,25 +5916,25 @@ cpdef uint64_t mem_host_get_device_pointer_v2(intptr_t p, unsigned int flags) ex
     a GPU that does not support mapped pinned memory.
 
     For devices that have a non-zero value for the device attribute
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM, the
-    memory can also be accessed from the device using the host pointer `p`. The device
-    pointer returned by mem_host_get_device_pointer_v2 may or may not match the original
-    host pointer `p` and depends on the devices visible to the application. If all
-    devices visible to the application have a non-zero value for the device attribute,
-    the device pointer returned by mem_host_get_device_pointer_v2 will match the
-    original pointer `p`. If any device visible to the application has a zero value for
-    the device attribute, the device pointer returned by mem_host_get_device_pointer_v2
-    will not match the original host pointer `p`, but it will be suitable for use on all
-    devices provided Unified Virtual Addressing is enabled. In such systems, it is valid
-    to access the memory using either pointer on devices that have a non-zero value for
-    the device attribute. Note however that such devices should access the memory using
-    only one of the two pointers and not both.
+    DeviceAttribute.CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM, the memory can also be
+    accessed from the device using the host pointer `p`. The device pointer returned by
+    mem_host_get_device_pointer_v2 may or may not match the original host pointer `p`
+    and depends on the devices visible to the application. If all devices visible to the
+    application have a non-zero value for the device attribute, the device pointer
+    returned by mem_host_get_device_pointer_v2 will match the original pointer `p`. If
+    any device visible to the application has a zero value for the device attribute, the
+    device pointer returned by mem_host_get_device_pointer_v2 will not match the
+    original host pointer `p`, but it will be suitable for use on all devices provided
+    Unified Virtual Addressing is enabled. In such systems, it is valid to access the
+    memory using either pointer on devices that have a non-zero value for the device
+    attribute. Note however that such devices should access the memory using only one of
+    the two pointers and not both.
 
-    `Flags` provides for future releases. For now, it must be set to 0.
+    `flags` provides for future releases. For now, it must be set to 0.
 
     Parameters
     ----------
-    p : Buffer | int
+    p : int
         Host pointer
     flags : int
         Options (must be 0)
@@ -5945,10 +5947,11 @@ cpdef uint64_t mem_host_get_device_pointer_v2(intptr_t p, unsigned int flags) ex
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -5975,7 +5978,7 @@ cpdef uint64_t mem_host_get_device_pointer_v2(intptr_t p, unsigned int flags) ex
 cpdef unsigned int mem_host_get_flags(intptr_t p) except? 0:
     """Passes back flags that were used for a pinned allocation.
 
-    Passes back the flags `pFlags` that were specified when allocating the pinned host
+    Passes back the flags `p_flags` that were specified when allocating the pinned host
     buffer `p` allocated by mem_host_alloc.
 
     mem_host_get_flags will fail if the pointer does not reside in an allocation
@@ -5983,21 +5986,22 @@ cpdef unsigned int mem_host_get_flags(intptr_t p) except? 0:
 
     Parameters
     ----------
-    p : Buffer | int
+    p : int
         Host pointer
 
     Returns
     -------
-    pFlags : int
+    p_flags : int
         Returned flags word
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -6017,73 +6021,69 @@ cpdef uint64_t mem_alloc_managed(size_t bytesize, unsigned int flags) except? 0:
 
     Allocates `bytesize` bytes of managed memory on the device and returns, as `dptr`, a
     pointer to the allocated memory. If the device doesn't support allocating managed
-    memory, CUDA_ERROR_NOT_SUPPORTED is returned. Support for managed memory can be
-    queried using the device attribute
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY. The allocated memory is suitably
-    aligned for any kind of variable. The memory is not cleared. If `bytesize` is 0,
-    mem_alloc_managed returns CUDA_ERROR_INVALID_VALUE. The pointer is valid on the CPU
+    memory, ERROR_NOT_SUPPORTED is returned. Support for managed memory can be queried
+    using the device attribute DeviceAttribute.MANAGED_MEMORY. The allocated memory is
+    suitably aligned for any kind of variable. The memory is not cleared. If `bytesize`
+    is 0, mem_alloc_managed returns ERROR_INVALID_VALUE. The pointer is valid on the CPU
     and on all GPUs in the system that support managed memory. All accesses to this
     pointer must obey the Unified Memory programming model.
 
     `flags` specifies the default stream association for this allocation. `flags` must
-    be one of MemAttachFlags.CU_MEM_ATTACH_GLOBAL or MemAttachFlags.CU_MEM_ATTACH_HOST.
-    If MemAttachFlags.CU_MEM_ATTACH_GLOBAL is specified, then this memory is accessible
-    from any stream on any device. If MemAttachFlags.CU_MEM_ATTACH_HOST is specified,
-    then the allocation should not be accessed from devices that have a zero value for
-    the device attribute DeviceAttribute.CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS;
-    an explicit call to stream_attach_mem_async will be required to enable access on
-    such devices.
+    be one of MemAttachFlags.GLOBAL or MemAttachFlags.HOST. If MemAttachFlags.GLOBAL is
+    specified, then this memory is accessible from any stream on any device. If
+    MemAttachFlags.HOST is specified, then the allocation should not be accessed from
+    devices that have a zero value for the device attribute
+    DeviceAttribute.CONCURRENT_MANAGED_ACCESS; an explicit call to
+    stream_attach_mem_async will be required to enable access on such devices.
 
     If the association is later changed via stream_attach_mem_async to a single stream,
     the default association as specified during mem_alloc_managed is restored when that
     stream is destroyed. For __managed__ variables, the default association is always
-    MemAttachFlags.CU_MEM_ATTACH_GLOBAL. Note that destroying a stream is an
-    asynchronous operation, and as a result, the change to default association won't
-    happen until all work in the stream has completed.
+    MemAttachFlags.GLOBAL. Note that destroying a stream is an asynchronous operation,
+    and as a result, the change to default association won't happen until all work in
+    the stream has completed.
 
     Memory allocated with mem_alloc_managed should be released with mem_free_v2.
 
     Device memory oversubscription is possible for GPUs that have a non-zero value for
-    the device attribute DeviceAttribute.CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS.
-    Managed memory on such GPUs may be evicted from device memory to host memory at any
-    time by the Unified Memory driver in order to make room for other allocations.
+    the device attribute DeviceAttribute.CONCURRENT_MANAGED_ACCESS. Managed memory on
+    such GPUs may be evicted from device memory to host memory at any time by the
+    Unified Memory driver in order to make room for other allocations.
 
     In a system where all GPUs have a non-zero value for the device attribute
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS, managed memory may
-    not be populated when this API returns and instead may be populated on access. In
-    such systems, managed memory can migrate to any processor's memory at any time. The
-    Unified Memory driver will employ heuristics to maintain data locality and prevent
-    excessive page faults to the extent possible. The application can also guide the
-    driver about memory usage patterns via mem_advise. The application can also
-    explicitly migrate memory to a desired processor's memory via mem_prefetch_async.
+    DeviceAttribute.CONCURRENT_MANAGED_ACCESS, managed memory may not be populated when
+    this API returns and instead may be populated on access. In such systems, managed
+    memory can migrate to any processor's memory at any time. The Unified Memory driver
+    will employ heuristics to maintain data locality and prevent excessive page faults
+    to the extent possible. The application can also guide the driver about memory usage
+    patterns via mem_advise. The application can also explicitly migrate memory to a
+    desired processor's memory via mem_prefetch_async.
 
     In a multi-GPU system where all of the GPUs have a zero value for the device
-    attribute DeviceAttribute.CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS and all the
-    GPUs have peer-to-peer support with each other, the physical storage for managed
-    memory is created on the GPU which is active at the time mem_alloc_managed is
-    called. All other GPUs will reference the data at reduced bandwidth via peer
-    mappings over the PCIe bus. The Unified Memory driver does not migrate memory among
-    such GPUs.
+    attribute DeviceAttribute.CONCURRENT_MANAGED_ACCESS and all the GPUs have
+    peer-to-peer support with each other, the physical storage for managed memory is
+    created on the GPU which is active at the time mem_alloc_managed is called. All
+    other GPUs will reference the data at reduced bandwidth via peer mappings over the
+    PCIe bus. The Unified Memory driver does not migrate memory among such GPUs.
 
     In a multi-GPU system where not all GPUs have peer-to-peer support with each other
     and where the value of the device attribute
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS is zero for at least
-    one of those GPUs, the location chosen for physical storage of managed memory is
-    system-dependent.
+    DeviceAttribute.CONCURRENT_MANAGED_ACCESS is zero for at least one of those GPUs,
+    the location chosen for physical storage of managed memory is system-dependent.
 
     - On Linux, the location chosen will be device memory as long as the current set of
       active contexts are on devices that either have peer-to-peer support with each
       other or have a non-zero value for the device attribute
-      DeviceAttribute.CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS. If there is an
-      active context on a GPU that does not have a non-zero value for that device
-      attribute and it does not have peer-to-peer support with the other devices that
-      have active contexts on them, then the location for physical storage will be
-      'zero-copy' or host memory. Note that this means that managed memory that is
-      located in device memory is migrated to host memory if a new context is created on
-      a GPU that doesn't have a non-zero value for the device attribute and does not
-      support peer-to-peer with at least one of the other devices that has an active
-      context. This in turn implies that context creation may fail if there is
-      insufficient host memory to migrate all managed allocations.
+      DeviceAttribute.CONCURRENT_MANAGED_ACCESS. If there is an active context on a GPU
+      that does not have a non-zero value for that device attribute and it does not have
+      peer-to-peer support with the other devices that have active contexts on them,
+      then the location for physical storage will be 'zero-copy' or host memory. Note
+      that this means that managed memory that is located in device memory is migrated
+      to host memory if a new context is created on a GPU that doesn't have a non-zero
+      value for the device attribute and does not support peer-to-peer with at least one
+      of the other devices that has an active context. This in turn implies that context
+      creation may fail if there is insufficient host memory to migrate all managed
+      allocations.
     - On Windows, the physical storage is always created in 'zero-copy' or host memory.
       All GPUs will reference the data at reduced bandwidth over the PCIe bus. In these
       circumstances, use of the environment variable CUDA_VISIBLE_DEVICES is recommended
@@ -6105,8 +6105,7 @@ cpdef uint64_t mem_alloc_managed(size_t bytesize, unsigned int flags) except? 0:
     bytesize : int
         Requested allocation size in bytes
     flags : int
-        Must be one of MemAttachFlags.CU_MEM_ATTACH_GLOBAL or
-        MemAttachFlags.CU_MEM_ATTACH_HOST
+        Must be one of MemAttachFlags.GLOBAL or MemAttachFlags.HOST
 
     Returns
     -------
@@ -6116,11 +6115,11 @@ cpdef uint64_t mem_alloc_managed(size_t bytesize, unsigned int flags) except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_NOT_SUPPORTED, CUDA_ERROR_INVALID_VALUE,
-        CUDA_ERROR_OUT_OF_MEMORY
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_NOT_SUPPORTED, ERROR_INVALID_VALUE, ERROR_OUT_OF_MEMORY
 
     See Also
     --------
@@ -6147,9 +6146,9 @@ cpdef uint64_t mem_alloc_managed(size_t bytesize, unsigned int flags) except? 0:
 cpdef intptr_t device_register_async_notification(int device, intptr_t callback_func, intptr_t user_data) except? 0:
     """Registers a callback function to receive async notifications.
 
-    Registers `callbackFunc` to receive async notifications.
+    Registers `callback_func` to receive async notifications.
 
-    The `userData` parameter is passed to the callback function at async notification
+    The `user_data` parameter is passed to the callback function at async notification
     time. Likewise, `callback` is also passed to the callback function to distinguish
     between multiple registered callbacks.
 
@@ -6157,9 +6156,8 @@ cpdef intptr_t device_register_async_notification(int device, intptr_t callback_
     Any long running tasks should be queued for execution on an application thread.
 
     Callbacks may not call cuDeviceRegisterAsyncNotification or
-    cuDeviceUnregisterAsyncNotification. Doing so will result in
-    CUDA_ERROR_NOT_PERMITTED. Async notification callbacks execute in an undefined order
-    and may be serialized.
+    cuDeviceUnregisterAsyncNotification. Doing so will result in ERROR_NOT_PERMITTED.
+    Async notification callbacks execute in an undefined order and may be serialized.
 
     Returns, as `callback`, a handle representing the registered callback instance.
 
@@ -6169,7 +6167,7 @@ cpdef intptr_t device_register_async_notification(int device, intptr_t callback_
         The device on which to register the callback
     callback_func : int
         The function to register as a callback
-    user_data : Buffer | int
+    user_data : int
         A generic pointer to user data. This is passed into the callback function.
 
     Returns
@@ -6180,10 +6178,11 @@ cpdef intptr_t device_register_async_notification(int device, intptr_t callback_
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_NOT_SUPPORTED, CUDA_ERROR_INVALID_DEVICE, CUDA_ERROR_INVALID_VALUE,
-        CUDA_ERROR_NOT_PERMITTED, CUDA_ERROR_UNKNOWN
+        ERROR_NOT_SUPPORTED, ERROR_INVALID_DEVICE, ERROR_INVALID_VALUE,
+        ERROR_NOT_PERMITTED, ERROR_UNKNOWN
 
     See Also
     --------
@@ -6218,10 +6217,11 @@ cpdef device_unregister_async_notification(int device, intptr_t callback):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_NOT_SUPPORTED, CUDA_ERROR_INVALID_DEVICE, CUDA_ERROR_INVALID_VALUE,
-        CUDA_ERROR_NOT_PERMITTED, CUDA_ERROR_UNKNOWN
+        ERROR_NOT_SUPPORTED, ERROR_INVALID_DEVICE, ERROR_INVALID_VALUE,
+        ERROR_NOT_PERMITTED, ERROR_UNKNOWN
 
     See Also
     --------
@@ -6254,10 +6254,11 @@ cpdef int device_get_by_pci_bus_id(pci_bus_id) except? -1:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE,
-        CUDA_ERROR_INVALID_DEVICE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE,
+        ERROR_INVALID_DEVICE
 
     See Also
     --------
@@ -6277,7 +6278,7 @@ cpdef bytes device_get_pci_bus_id(int len, int dev):
     """Returns a PCI Bus Id string for the device.
 
     Returns an ASCII string identifying the device `dev` in the NULL-terminated string
-    pointed to by `pciBusId`. `length` specifies the maximum length of the string that
+    pointed to by `pci_bus_id`. `len` specifies the maximum length of the string that
     may be returned.
 
     Parameters
@@ -6289,7 +6290,7 @@ cpdef bytes device_get_pci_bus_id(int len, int dev):
 
     Returns
     -------
-    pciBusId : str
+    pci_bus_id : bytes
         Returned identifier string for the device in the following format
         [domain]:[bus]:[device].[function] where domain, bus, device, and function are
         all hexadecimal values. pciBusId should be large enough to store 13 characters
@@ -6298,10 +6299,11 @@ cpdef bytes device_get_pci_bus_id(int len, int dev):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE,
-        CUDA_ERROR_INVALID_DEVICE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE,
+        ERROR_INVALID_DEVICE
 
     See Also
     --------
@@ -6321,10 +6323,9 @@ cpdef ipc_get_event_handle(intptr_t event):
     """Gets an interprocess handle for a previously allocated event.
 
     Takes as input a previously allocated event. This event must have been created with
-    the EventFlags.CU_EVENT_INTERPROCESS and EventFlags.CU_EVENT_DISABLE_TIMING flags
-    set. This opaque handle may be copied into other processes and opened with
-    ipc_open_event_handle to allow efficient hardware synchronization between GPU work
-    in different processes.
+    the EventFlags.INTERPROCESS and EventFlags.DISABLE_TIMING flags set. This opaque
+    handle may be copied into other processes and opened with ipc_open_event_handle to
+    allow efficient hardware synchronization between GPU work in different processes.
 
     After the event has been opened in the importing process, event_record,
     event_synchronize, stream_wait_event and event_query may be used in either process.
@@ -6335,27 +6336,27 @@ cpdef ipc_get_event_handle(intptr_t event):
     Linux and Windows operating systems. IPC functionality on Windows is supported for
     compatibility purposes but not recommended as it comes with performance cost. Users
     can test their device for IPC functionality by calling device_get_attribute with
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED
+    DeviceAttribute.IPC_EVENT_SUPPORTED
 
     Parameters
     ----------
     event : int
-        Event allocated with EventFlags.CU_EVENT_INTERPROCESS and
-        EventFlags.CU_EVENT_DISABLE_TIMING flags.
+        Event allocated with EventFlags.INTERPROCESS and EventFlags.DISABLE_TIMING
+        flags.
 
     Returns
     -------
-    pHandle : IpcEventHandle_v1
+    p_handle : IpcEventHandle_v1
         Pointer to a user allocated CUipcEventHandle in which to return the opaque event
         handle
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_OUT_OF_MEMORY, CUDA_ERROR_MAP_FAILED,
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_INVALID_HANDLE, ERROR_OUT_OF_MEMORY, ERROR_MAP_FAILED, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -6377,8 +6378,8 @@ cpdef intptr_t ipc_open_event_handle(handle) except? 0:
 
     Opens an interprocess event handle exported from another process with
     ipc_get_event_handle. This function returns a CUevent that behaves like a locally
-    created event with the EventFlags.CU_EVENT_DISABLE_TIMING flag specified. This event
-    must be freed with event_destroy_v2.
+    created event with the EventFlags.DISABLE_TIMING flag specified. This event must be
+    freed with event_destroy_v2.
 
     Performing operations on the imported event after the exported event has been freed
     with event_destroy_v2 will result in undefined behavior.
@@ -6387,7 +6388,7 @@ cpdef intptr_t ipc_open_event_handle(handle) except? 0:
     Linux and Windows operating systems. IPC functionality on Windows is supported for
     compatibility purposes but not recommended as it comes with performance cost. Users
     can test their device for IPC functionality by calling cuapiDeviceGetAttribute with
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED
+    DeviceAttribute.IPC_EVENT_SUPPORTED
 
     Parameters
     ----------
@@ -6396,17 +6397,17 @@ cpdef intptr_t ipc_open_event_handle(handle) except? 0:
 
     Returns
     -------
-    phEvent : int
+    ph_event : int
         Returns the imported event
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_MAP_FAILED,
-        CUDA_ERROR_PEER_ACCESS_UNSUPPORTED, CUDA_ERROR_INVALID_HANDLE,
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_INVALID_CONTEXT, ERROR_MAP_FAILED, ERROR_PEER_ACCESS_UNSUPPORTED,
+        ERROR_INVALID_HANDLE, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -6439,7 +6440,7 @@ cpdef ipc_get_mem_handle(uint64_t dptr):
     Linux and Windows operating systems. IPC functionality on Windows is supported for
     compatibility purposes but not recommended as it comes with performance cost. Users
     can test their device for IPC functionality by calling cuapiDeviceGetAttribute with
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED
+    DeviceAttribute.IPC_EVENT_SUPPORTED
 
     Parameters
     ----------
@@ -6448,16 +6449,17 @@ cpdef ipc_get_mem_handle(uint64_t dptr):
 
     Returns
     -------
-    pHandle : IpcMemHandle_v1
+    p_handle : IpcMemHandle_v1
         Pointer to user allocated CUipcMemHandle to return the handle in.
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_OUT_OF_MEMORY,
-        CUDA_ERROR_MAP_FAILED, CUDA_ERROR_INVALID_VALUE
+        ERROR_INVALID_HANDLE, ERROR_INVALID_CONTEXT, ERROR_OUT_OF_MEMORY,
+        ERROR_MAP_FAILED, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -6481,7 +6483,7 @@ cpdef uint64_t ipc_open_mem_handle_v2(handle, unsigned int flags) except? 0:
     device address space. For contexts on different devices ipc_open_mem_handle_v2 can
     attempt to enable peer access between the devices as if the user called
     ctx_enable_peer_access. This behavior is controlled by the
-    IpcMemFlags.CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS flag. device_can_access_peer can
+    IpcMemFlags.IPC_MEM_LAZY_ENABLE_PEER_ACCESS flag. device_can_access_peer can
     determine if a mapping is possible.
 
     Contexts that may open CUipcMemHandles are restricted in the following way.
@@ -6500,7 +6502,7 @@ cpdef uint64_t ipc_open_mem_handle_v2(handle, unsigned int flags) except? 0:
     Linux and Windows operating systems. IPC functionality on Windows is supported for
     compatibility purposes but not recommended as it comes with performance cost. Users
     can test their device for IPC functionality by calling cuapiDeviceGetAttribute with
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED
+    DeviceAttribute.IPC_EVENT_SUPPORTED
 
     Parameters
     ----------
@@ -6508,7 +6510,7 @@ cpdef uint64_t ipc_open_mem_handle_v2(handle, unsigned int flags) except? 0:
         CUipcMemHandle to open
     flags : int
         Flags for this operation. Must be specified as
-        IpcMemFlags.CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS
+        IpcMemFlags.IPC_MEM_LAZY_ENABLE_PEER_ACCESS
 
     Returns
     -------
@@ -6518,10 +6520,11 @@ cpdef uint64_t ipc_open_mem_handle_v2(handle, unsigned int flags) except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_MAP_FAILED, CUDA_ERROR_INVALID_HANDLE,
-        CUDA_ERROR_TOO_MANY_PEERS, CUDA_ERROR_INVALID_VALUE
+        ERROR_INVALID_CONTEXT, ERROR_MAP_FAILED, ERROR_INVALID_HANDLE,
+        ERROR_TOO_MANY_PEERS, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -6559,7 +6562,7 @@ cpdef ipc_close_mem_handle(uint64_t dptr):
     Linux and Windows operating systems. IPC functionality on Windows is supported for
     compatibility purposes but not recommended as it comes with performance cost. Users
     can test their device for IPC functionality by calling cuapiDeviceGetAttribute with
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED
+    DeviceAttribute.IPC_EVENT_SUPPORTED
 
     Parameters
     ----------
@@ -6573,10 +6576,11 @@ cpdef ipc_close_mem_handle(uint64_t dptr):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_MAP_FAILED, CUDA_ERROR_INVALID_HANDLE,
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_INVALID_CONTEXT, ERROR_MAP_FAILED, ERROR_INVALID_HANDLE,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -6594,7 +6598,7 @@ cpdef mem_host_register_v2(p, size_t bytesize, unsigned int flags):
     """Registers an existing host memory range for use by CUDA.
 
     Page-locks the memory range specified by `p` and `bytesize` and maps it for the
-    device(s) as specified by `Flags`. This memory range also is added to the same
+    device(s) as specified by `flags`. This memory range also is added to the same
     tracking mechanism as mem_host_alloc to automatically accelerate calls to functions
     such as memcpy_htod_v2. Since the memory can be accessed directly by the device, it
     can be read or written with much higher bandwidth than pageable memory that has not
@@ -6603,12 +6607,11 @@ cpdef mem_host_register_v2(p, size_t bytesize, unsigned int flags):
     paging. As a result, this function is best used sparingly to register staging areas
     for data exchange between host and device.
 
-    On systems where
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES is
+    On systems where DeviceAttribute.PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES is
     true, mem_host_register_v2 will not page-lock the memory range specified by ptr but
     only populate unpopulated pages.
 
-    The `Flags` parameter enables different options to be specified that affect the
+    The `flags` parameter enables different options to be specified that affect the
     allocation, as follows.
 
     - CU_MEMHOSTREGISTER_PORTABLE: The memory returned by this call will be considered
@@ -6621,13 +6624,12 @@ cpdef mem_host_register_v2(p, size_t bytesize, unsigned int flags):
       space, e.g. the PCI Express resource of a 3rd party device.
     - CU_MEMHOSTREGISTER_READ_ONLY: The pointer is treated as pointing to memory that is
       considered read-only by the device. On platforms without
-      DeviceAttribute.CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES,
-      this flag is required in order to register memory mapped to the CPU as read-only.
-      Support for the use of this flag can be queried from the device attribute
-      DeviceAttribute.CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED. Using this
-      flag with a current context associated with a device that does not have this
-      attribute set will cause mem_host_register_v2 to error with
-      CUDA_ERROR_NOT_SUPPORTED.
+      DeviceAttribute.PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES, this flag is
+      required in order to register memory mapped to the CPU as read-only. Support for
+      the use of this flag can be queried from the device attribute
+      DeviceAttribute.READ_ONLY_HOST_REGISTER_SUPPORTED. Using this flag with a current
+      context associated with a device that does not have this attribute set will cause
+      mem_host_register_v2 to error with CUDA_ERROR_NOT_SUPPORTED.
 
     All of these flags are orthogonal to one another: a developer may page-lock memory
     that is portable or mapped with no restrictions.
@@ -6638,19 +6640,19 @@ cpdef mem_host_register_v2(p, size_t bytesize, unsigned int flags):
     contexts via the CU_MEMHOSTREGISTER_PORTABLE flag.
 
     For devices that have a non-zero value for the device attribute
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM, the
-    memory can also be accessed from the device using the host pointer `p`. The device
-    pointer returned by mem_host_get_device_pointer_v2 may or may not match the original
-    host pointer ptr and depends on the devices visible to the application. If all
-    devices visible to the application have a non-zero value for the device attribute,
-    the device pointer returned by mem_host_get_device_pointer_v2 will match the
-    original pointer ptr. If any device visible to the application has a zero value for
-    the device attribute, the device pointer returned by mem_host_get_device_pointer_v2
-    will not match the original host pointer ptr, but it will be suitable for use on all
-    devices provided Unified Virtual Addressing is enabled. In such systems, it is valid
-    to access the memory using either pointer on devices that have a non-zero value for
-    the device attribute. Note however that such devices should access the memory using
-    only of the two pointers and not both.
+    DeviceAttribute.CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM, the memory can also be
+    accessed from the device using the host pointer `p`. The device pointer returned by
+    mem_host_get_device_pointer_v2 may or may not match the original host pointer ptr
+    and depends on the devices visible to the application. If all devices visible to the
+    application have a non-zero value for the device attribute, the device pointer
+    returned by mem_host_get_device_pointer_v2 will match the original pointer ptr. If
+    any device visible to the application has a zero value for the device attribute, the
+    device pointer returned by mem_host_get_device_pointer_v2 will not match the
+    original host pointer ptr, but it will be suitable for use on all devices provided
+    Unified Virtual Addressing is enabled. In such systems, it is valid to access the
+    memory using either pointer on devices that have a non-zero value for the device
+    attribute. Note however that such devices should access the memory using only of the
+    two pointers and not both.
 
     The memory page-locked by this function must be unregistered with
     mem_host_unregister.
@@ -6671,12 +6673,12 @@ cpdef mem_host_register_v2(p, size_t bytesize, unsigned int flags):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_OUT_OF_MEMORY,
-        CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, CUDA_ERROR_NOT_PERMITTED,
-        CUDA_ERROR_NOT_SUPPORTED
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_OUT_OF_MEMORY, ERROR_HOST_MEMORY_ALREADY_REGISTERED,
+        ERROR_NOT_PERMITTED, ERROR_NOT_SUPPORTED
 
     See Also
     --------
@@ -6711,11 +6713,11 @@ cpdef mem_host_unregister(p):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_OUT_OF_MEMORY,
-        CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED,
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_OUT_OF_MEMORY, ERROR_HOST_MEMORY_NOT_REGISTERED,
 
     See Also
     --------
@@ -6733,7 +6735,7 @@ cpdef memcpy(uint64_t dst, uint64_t src, size_t byte_count):
     """Copies memory.
 
     Copies data between two pointers. `dst` and `src` are base pointers of the
-    destination and source, respectively. `ByteCount` specifies the number of bytes to
+    destination and source, respectively. `byte_count` specifies the number of bytes to
     copy. Note that this function infers the type of the transfer (host to host, host to
     device, device to device, or device to host) from the pointer values. This function
     is only allowed in contexts which support unified addressing.
@@ -6754,10 +6756,11 @@ cpdef memcpy(uint64_t dst, uint64_t src, size_t byte_count):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -6783,10 +6786,10 @@ cpdef memcpy_peer(uint64_t dst_device, intptr_t dst_context, uint64_t src_device
     """Copies device memory between two contexts.
 
     Copies from device memory in one context to device memory in another context.
-    `dstDevice` is the base device pointer of the destination memory and `dstContext` is
-    the destination context. `srcDevice` is the base device pointer of the source memory
-    and `srcContext` is the source pointer. `ByteCount` specifies the number of bytes to
-    copy.
+    `dst_device` is the base device pointer of the destination memory and `dst_context`
+    is the destination context. `src_device` is the base device pointer of the source
+    memory and `src_context` is the source pointer. `byte_count` specifies the number of
+    bytes to copy.
 
     Parameters
     ----------
@@ -6808,10 +6811,11 @@ cpdef memcpy_peer(uint64_t dst_device, intptr_t dst_context, uint64_t src_device
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -6828,8 +6832,8 @@ cpdef memcpy_peer(uint64_t dst_device, intptr_t dst_context, uint64_t src_device
 cpdef memcpy_htod_v2(uint64_t dst_device, src_host, size_t byte_count):
     """Copies memory from Host to Device.
 
-    Copies from host memory to device memory. `dstDevice` and `srcHost` are the base
-    addresses of the destination and source, respectively. `ByteCount` specifies the
+    Copies from host memory to device memory. `dst_device` and `src_host` are the base
+    addresses of the destination and source, respectively. `byte_count` specifies the
     number of bytes to copy.
 
     Parameters
@@ -6848,10 +6852,11 @@ cpdef memcpy_htod_v2(uint64_t dst_device, src_host, size_t byte_count):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -6877,8 +6882,8 @@ cpdef memcpy_htod_v2(uint64_t dst_device, src_host, size_t byte_count):
 cpdef memcpy_dtoh_v2(dst_host, uint64_t src_device, size_t byte_count):
     """Copies memory from Device to Host.
 
-    Copies from device to host memory. `dstHost` and `srcDevice` specify the base
-    pointers of the destination and source, respectively. `ByteCount` specifies the
+    Copies from device to host memory. `dst_host` and `src_device` specify the base
+    pointers of the destination and source, respectively. `byte_count` specifies the
     number of bytes to copy.
 
     Parameters
@@ -6897,10 +6902,11 @@ cpdef memcpy_dtoh_v2(dst_host, uint64_t src_device, size_t byte_count):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -6926,9 +6932,9 @@ cpdef memcpy_dtoh_v2(dst_host, uint64_t src_device, size_t byte_count):
 cpdef memcpy_dtod_v2(uint64_t dst_device, uint64_t src_device, size_t byte_count):
     """Copies memory from Device to Device.
 
-    Copies from device memory to device memory. `dstDevice` and `srcDevice` are the base
-    pointers of the destination and source, respectively. `ByteCount` specifies the
-    number of bytes to copy.
+    Copies from device memory to device memory. `dst_device` and `src_device` are the
+    base pointers of the destination and source, respectively. `byte_count` specifies
+    the number of bytes to copy.
 
     Parameters
     ----------
@@ -6946,10 +6952,11 @@ cpdef memcpy_dtod_v2(uint64_t dst_device, uint64_t src_device, size_t byte_count
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -6974,9 +6981,10 @@ cpdef memcpy_dtod_v2(uint64_t dst_device, uint64_t src_device, size_t byte_count
 cpdef memcpy_dtoa_v2(intptr_t dst_array, size_t dst_offset, uint64_t src_device, size_t byte_count):
     """Copies memory from Device to Array.
 
-    Copies from device memory to a 1D CUDA array. `dstArray` and `dstOffset` specify the
-    CUDA array handle and starting index of the destination data. `srcDevice` specifies
-    the base pointer of the source. `ByteCount` specifies the number of bytes to copy.
+    Copies from device memory to a 1D CUDA array. `dst_array` and `dst_offset` specify
+    the CUDA array handle and starting index of the destination data. `src_device`
+    specifies the base pointer of the source. `byte_count` specifies the number of bytes
+    to copy.
 
     Parameters
     ----------
@@ -6996,10 +7004,11 @@ cpdef memcpy_dtoa_v2(intptr_t dst_array, size_t dst_offset, uint64_t src_device,
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -7024,11 +7033,11 @@ cpdef memcpy_dtoa_v2(intptr_t dst_array, size_t dst_offset, uint64_t src_device,
 cpdef memcpy_atod_v2(uint64_t dst_device, intptr_t src_array, size_t src_offset, size_t byte_count):
     """Copies memory from Array to Device.
 
-    Copies from one 1D CUDA array to device memory. `dstDevice` specifies the base
+    Copies from one 1D CUDA array to device memory. `dst_device` specifies the base
     pointer of the destination and must be naturally aligned with the CUDA array
-    elements. `srcArray` and `srcOffset` specify the CUDA array handle and the offset in
-    bytes into the array where the copy is to begin. `ByteCount` specifies the number of
-    bytes to copy and must be evenly divisible by the array element size.
+    elements. `src_array` and `src_offset` specify the CUDA array handle and the offset
+    in bytes into the array where the copy is to begin. `byte_count` specifies the
+    number of bytes to copy and must be evenly divisible by the array element size.
 
     Parameters
     ----------
@@ -7048,10 +7057,11 @@ cpdef memcpy_atod_v2(uint64_t dst_device, intptr_t src_array, size_t src_offset,
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -7076,9 +7086,9 @@ cpdef memcpy_atod_v2(uint64_t dst_device, intptr_t src_array, size_t src_offset,
 cpdef memcpy_htoa_v2(intptr_t dst_array, size_t dst_offset, src_host, size_t byte_count):
     """Copies memory from Host to Array.
 
-    Copies from host memory to a 1D CUDA array. `dstArray` and `dstOffset` specify the
+    Copies from host memory to a 1D CUDA array. `dst_array` and `dst_offset` specify the
     CUDA array handle and starting offset in bytes of the destination data. pSrc
-    specifies the base address of the source. `ByteCount` specifies the number of bytes
+    specifies the base address of the source. `byte_count` specifies the number of bytes
     to copy.
 
     Parameters
@@ -7099,10 +7109,11 @@ cpdef memcpy_htoa_v2(intptr_t dst_array, size_t dst_offset, src_host, size_t byt
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -7128,9 +7139,9 @@ cpdef memcpy_htoa_v2(intptr_t dst_array, size_t dst_offset, src_host, size_t byt
 cpdef memcpy_atoh_v2(dst_host, intptr_t src_array, size_t src_offset, size_t byte_count):
     """Copies memory from Array to Host.
 
-    Copies from one 1D CUDA array to host memory. `dstHost` specifies the base pointer
-    of the destination. `srcArray` and `srcOffset` specify the CUDA array handle and
-    starting offset in bytes of the source data. `ByteCount` specifies the number of
+    Copies from one 1D CUDA array to host memory. `dst_host` specifies the base pointer
+    of the destination. `src_array` and `src_offset` specify the CUDA array handle and
+    starting offset in bytes of the source data. `byte_count` specifies the number of
     bytes to copy.
 
     Parameters
@@ -7151,10 +7162,11 @@ cpdef memcpy_atoh_v2(dst_host, intptr_t src_array, size_t src_offset, size_t byt
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -7180,12 +7192,12 @@ cpdef memcpy_atoh_v2(dst_host, intptr_t src_array, size_t src_offset, size_t byt
 cpdef memcpy_atoa_v2(intptr_t dst_array, size_t dst_offset, intptr_t src_array, size_t src_offset, size_t byte_count):
     """Copies memory from Array to Array.
 
-    Copies from one 1D CUDA array to another. `dstArray` and `srcArray` specify the
+    Copies from one 1D CUDA array to another. `dst_array` and `src_array` specify the
     handles of the destination and source CUDA arrays for the copy, respectively.
-    `dstOffset` and `srcOffset` specify the destination and source offsets in bytes into
-    the CUDA arrays. `ByteCount` is the number of bytes to be copied. The size of the
-    elements in the CUDA arrays need not be the same format, but the elements must be
-    the same size; and count must be evenly divisible by that size.
+    `dst_offset` and `src_offset` specify the destination and source offsets in bytes
+    into the CUDA arrays. `byte_count` is the number of bytes to be copied. The size of
+    the elements in the CUDA arrays need not be the same format, but the elements must
+    be the same size; and count must be evenly divisible by that size.
 
     Parameters
     ----------
@@ -7207,10 +7219,11 @@ cpdef memcpy_atoa_v2(intptr_t dst_array, size_t dst_offset, intptr_t src_array, 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -7235,7 +7248,7 @@ cpdef memcpy_atoa_v2(intptr_t dst_array, size_t dst_offset, intptr_t src_array, 
 cpdef memcpy_2d_v2(p_copy):
     """Copies memory for 2D arrays.
 
-    Perform a 2D memory copy according to the parameters specified in `pCopy`. The
+    Perform a 2D memory copy according to the parameters specified in `p_copy`. The
     CUDA_MEMCPY2D structure is defined as:
 
 
@@ -7271,37 +7284,34 @@ cpdef memcpy_2d_v2(p_copy):
         CU_MEMORYTYPE_UNIFIED = 0x04
         } CUmemorytype;
 
-    If srcMemoryType is MemoryType.CU_MEMORYTYPE_UNIFIED, srcDevice and srcPitch specify
-    the (unified virtual address space) base address of the source data and the bytes
-    per row to apply. srcArray is ignored. This value may be used only if unified
-    addressing is supported in the calling context.
+    If srcMemoryType is MemoryType.UNIFIED, srcDevice and srcPitch specify the (unified
+    virtual address space) base address of the source data and the bytes per row to
+    apply. srcArray is ignored. This value may be used only if unified addressing is
+    supported in the calling context.
 
-    If srcMemoryType is MemoryType.CU_MEMORYTYPE_HOST, srcHost and srcPitch specify the
-    (host) base address of the source data and the bytes per row to apply. srcArray is
+    If srcMemoryType is MemoryType.HOST, srcHost and srcPitch specify the (host) base
+    address of the source data and the bytes per row to apply. srcArray is ignored.
+
+    If srcMemoryType is MemoryType.DEVICE, srcDevice and srcPitch specify the (device)
+    base address of the source data and the bytes per row to apply. srcArray is ignored.
+
+    If srcMemoryType is MemoryType.ARRAY, srcArray specifies the handle of the source
+    data. srcHost, srcDevice and srcPitch are ignored.
+
+    If dstMemoryType is MemoryType.HOST, dstHost and dstPitch specify the (host) base
+    address of the destination data and the bytes per row to apply. dstArray is ignored.
+
+    If dstMemoryType is MemoryType.UNIFIED, dstDevice and dstPitch specify the (unified
+    virtual address space) base address of the source data and the bytes per row to
+    apply. dstArray is ignored. This value may be used only if unified addressing is
+    supported in the calling context.
+
+    If dstMemoryType is MemoryType.DEVICE, dstDevice and dstPitch specify the (device)
+    base address of the destination data and the bytes per row to apply. dstArray is
     ignored.
 
-    If srcMemoryType is MemoryType.CU_MEMORYTYPE_DEVICE, srcDevice and srcPitch specify
-    the (device) base address of the source data and the bytes per row to apply.
-    srcArray is ignored.
-
-    If srcMemoryType is MemoryType.CU_MEMORYTYPE_ARRAY, srcArray specifies the handle of
-    the source data. srcHost, srcDevice and srcPitch are ignored.
-
-    If dstMemoryType is MemoryType.CU_MEMORYTYPE_HOST, dstHost and dstPitch specify the
-    (host) base address of the destination data and the bytes per row to apply. dstArray
-    is ignored.
-
-    If dstMemoryType is MemoryType.CU_MEMORYTYPE_UNIFIED, dstDevice and dstPitch specify
-    the (unified virtual address space) base address of the source data and the bytes
-    per row to apply. dstArray is ignored. This value may be used only if unified
-    addressing is supported in the calling context.
-
-    If dstMemoryType is MemoryType.CU_MEMORYTYPE_DEVICE, dstDevice and dstPitch specify
-    the (device) base address of the destination data and the bytes per row to apply.
-    dstArray is ignored.
-
-    If dstMemoryType is MemoryType.CU_MEMORYTYPE_ARRAY, dstArray specifies the handle of
-    the destination data. dstHost, dstDevice and dstPitch are ignored.
+    If dstMemoryType is MemoryType.ARRAY, dstArray specifies the handle of the
+    destination data. dstHost, dstDevice and dstPitch are ignored.
 
     - srcXInBytes and srcY specify the base address of the source data for the copy.
 
@@ -7339,12 +7349,12 @@ cpdef memcpy_2d_v2(p_copy):
       dstXInBytes.
 
     memcpy_2d_v2 returns an error if any pitch is greater than the maximum allowed
-    (DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAX_PITCH). mem_alloc_pitch_v2 passes back
-    pitches that always work with memcpy_2d_v2. On intra-device memory copies (device to
-    device, CUDA array to device, CUDA array to CUDA array), memcpy_2d_v2 may fail for
-    pitches not computed by mem_alloc_pitch_v2. memcpy_2d_unaligned_v2 does not have
-    this restriction, but may run significantly slower in the cases where memcpy_2d_v2
-    would have returned an error code.
+    (DeviceAttribute.MAX_PITCH). mem_alloc_pitch_v2 passes back pitches that always work
+    with memcpy_2d_v2. On intra-device memory copies (device to device, CUDA array to
+    device, CUDA array to CUDA array), memcpy_2d_v2 may fail for pitches not computed by
+    mem_alloc_pitch_v2. memcpy_2d_unaligned_v2 does not have this restriction, but may
+    run significantly slower in the cases where memcpy_2d_v2 would have returned an
+    error code.
 
     Parameters
     ----------
@@ -7358,10 +7368,11 @@ cpdef memcpy_2d_v2(p_copy):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -7387,7 +7398,7 @@ cpdef memcpy_2d_v2(p_copy):
 cpdef memcpy_2d_unaligned_v2(p_copy):
     """Copies memory for 2D arrays.
 
-    Perform a 2D memory copy according to the parameters specified in `pCopy`. The
+    Perform a 2D memory copy according to the parameters specified in `p_copy`. The
     CUDA_MEMCPY2D structure is defined as:
 
 
@@ -7421,37 +7432,34 @@ cpdef memcpy_2d_unaligned_v2(p_copy):
         CU_MEMORYTYPE_UNIFIED = 0x04
         } CUmemorytype;
 
-    If srcMemoryType is MemoryType.CU_MEMORYTYPE_UNIFIED, srcDevice and srcPitch specify
-    the (unified virtual address space) base address of the source data and the bytes
-    per row to apply. srcArray is ignored. This value may be used only if unified
-    addressing is supported in the calling context.
+    If srcMemoryType is MemoryType.UNIFIED, srcDevice and srcPitch specify the (unified
+    virtual address space) base address of the source data and the bytes per row to
+    apply. srcArray is ignored. This value may be used only if unified addressing is
+    supported in the calling context.
 
-    If srcMemoryType is MemoryType.CU_MEMORYTYPE_HOST, srcHost and srcPitch specify the
-    (host) base address of the source data and the bytes per row to apply. srcArray is
+    If srcMemoryType is MemoryType.HOST, srcHost and srcPitch specify the (host) base
+    address of the source data and the bytes per row to apply. srcArray is ignored.
+
+    If srcMemoryType is MemoryType.DEVICE, srcDevice and srcPitch specify the (device)
+    base address of the source data and the bytes per row to apply. srcArray is ignored.
+
+    If srcMemoryType is MemoryType.ARRAY, srcArray specifies the handle of the source
+    data. srcHost, srcDevice and srcPitch are ignored.
+
+    If dstMemoryType is MemoryType.UNIFIED, dstDevice and dstPitch specify the (unified
+    virtual address space) base address of the source data and the bytes per row to
+    apply. dstArray is ignored. This value may be used only if unified addressing is
+    supported in the calling context.
+
+    If dstMemoryType is MemoryType.HOST, dstHost and dstPitch specify the (host) base
+    address of the destination data and the bytes per row to apply. dstArray is ignored.
+
+    If dstMemoryType is MemoryType.DEVICE, dstDevice and dstPitch specify the (device)
+    base address of the destination data and the bytes per row to apply. dstArray is
     ignored.
 
-    If srcMemoryType is MemoryType.CU_MEMORYTYPE_DEVICE, srcDevice and srcPitch specify
-    the (device) base address of the source data and the bytes per row to apply.
-    srcArray is ignored.
-
-    If srcMemoryType is MemoryType.CU_MEMORYTYPE_ARRAY, srcArray specifies the handle of
-    the source data. srcHost, srcDevice and srcPitch are ignored.
-
-    If dstMemoryType is MemoryType.CU_MEMORYTYPE_UNIFIED, dstDevice and dstPitch specify
-    the (unified virtual address space) base address of the source data and the bytes
-    per row to apply. dstArray is ignored. This value may be used only if unified
-    addressing is supported in the calling context.
-
-    If dstMemoryType is MemoryType.CU_MEMORYTYPE_HOST, dstHost and dstPitch specify the
-    (host) base address of the destination data and the bytes per row to apply. dstArray
-    is ignored.
-
-    If dstMemoryType is MemoryType.CU_MEMORYTYPE_DEVICE, dstDevice and dstPitch specify
-    the (device) base address of the destination data and the bytes per row to apply.
-    dstArray is ignored.
-
-    If dstMemoryType is MemoryType.CU_MEMORYTYPE_ARRAY, dstArray specifies the handle of
-    the destination data. dstHost, dstDevice and dstPitch are ignored.
+    If dstMemoryType is MemoryType.ARRAY, dstArray specifies the handle of the
+    destination data. dstHost, dstDevice and dstPitch are ignored.
 
     - srcXInBytes and srcY specify the base address of the source data for the copy.
 
@@ -7489,12 +7497,12 @@ cpdef memcpy_2d_unaligned_v2(p_copy):
       dstXInBytes.
 
     memcpy_2d_v2 returns an error if any pitch is greater than the maximum allowed
-    (DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAX_PITCH). mem_alloc_pitch_v2 passes back
-    pitches that always work with memcpy_2d_v2. On intra-device memory copies (device to
-    device, CUDA array to device, CUDA array to CUDA array), memcpy_2d_v2 may fail for
-    pitches not computed by mem_alloc_pitch_v2. memcpy_2d_unaligned_v2 does not have
-    this restriction, but may run significantly slower in the cases where memcpy_2d_v2
-    would have returned an error code.
+    (DeviceAttribute.MAX_PITCH). mem_alloc_pitch_v2 passes back pitches that always work
+    with memcpy_2d_v2. On intra-device memory copies (device to device, CUDA array to
+    device, CUDA array to CUDA array), memcpy_2d_v2 may fail for pitches not computed by
+    mem_alloc_pitch_v2. memcpy_2d_unaligned_v2 does not have this restriction, but may
+    run significantly slower in the cases where memcpy_2d_v2 would have returned an
+    error code.
 
     Parameters
     ----------
@@ -7508,10 +7516,11 @@ cpdef memcpy_2d_unaligned_v2(p_copy):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -7537,7 +7546,7 @@ cpdef memcpy_2d_unaligned_v2(p_copy):
 cpdef memcpy_3d_v2(p_copy):
     """Copies memory for 3D arrays.
 
-    Perform a 3D memory copy according to the parameters specified in `pCopy`. The
+    Perform a 3D memory copy according to the parameters specified in `p_copy`. The
     CUDA_MEMCPY3D structure is defined as:
 
 
@@ -7579,37 +7588,37 @@ cpdef memcpy_3d_v2(p_copy):
         CU_MEMORYTYPE_UNIFIED = 0x04
         } CUmemorytype;
 
-    If srcMemoryType is MemoryType.CU_MEMORYTYPE_UNIFIED, srcDevice and srcPitch specify
-    the (unified virtual address space) base address of the source data and the bytes
-    per row to apply. srcArray is ignored. This value may be used only if unified
-    addressing is supported in the calling context.
+    If srcMemoryType is MemoryType.UNIFIED, srcDevice and srcPitch specify the (unified
+    virtual address space) base address of the source data and the bytes per row to
+    apply. srcArray is ignored. This value may be used only if unified addressing is
+    supported in the calling context.
 
-    If srcMemoryType is MemoryType.CU_MEMORYTYPE_HOST, srcHost, srcPitch and srcHeight
-    specify the (host) base address of the source data, the bytes per row, and the
-    height of each 2D slice of the 3D array. srcArray is ignored.
+    If srcMemoryType is MemoryType.HOST, srcHost, srcPitch and srcHeight specify the
+    (host) base address of the source data, the bytes per row, and the height of each 2D
+    slice of the 3D array. srcArray is ignored.
 
-    If srcMemoryType is MemoryType.CU_MEMORYTYPE_DEVICE, srcDevice, srcPitch and
-    srcHeight specify the (device) base address of the source data, the bytes per row,
-    and the height of each 2D slice of the 3D array. srcArray is ignored.
+    If srcMemoryType is MemoryType.DEVICE, srcDevice, srcPitch and srcHeight specify the
+    (device) base address of the source data, the bytes per row, and the height of each
+    2D slice of the 3D array. srcArray is ignored.
 
-    If srcMemoryType is MemoryType.CU_MEMORYTYPE_ARRAY, srcArray specifies the handle of
-    the source data. srcHost, srcDevice, srcPitch and srcHeight are ignored.
+    If srcMemoryType is MemoryType.ARRAY, srcArray specifies the handle of the source
+    data. srcHost, srcDevice, srcPitch and srcHeight are ignored.
 
-    If dstMemoryType is MemoryType.CU_MEMORYTYPE_UNIFIED, dstDevice and dstPitch specify
-    the (unified virtual address space) base address of the source data and the bytes
-    per row to apply. dstArray is ignored. This value may be used only if unified
-    addressing is supported in the calling context.
+    If dstMemoryType is MemoryType.UNIFIED, dstDevice and dstPitch specify the (unified
+    virtual address space) base address of the source data and the bytes per row to
+    apply. dstArray is ignored. This value may be used only if unified addressing is
+    supported in the calling context.
 
-    If dstMemoryType is MemoryType.CU_MEMORYTYPE_HOST, dstHost and dstPitch specify the
-    (host) base address of the destination data, the bytes per row, and the height of
-    each 2D slice of the 3D array. dstArray is ignored.
+    If dstMemoryType is MemoryType.HOST, dstHost and dstPitch specify the (host) base
+    address of the destination data, the bytes per row, and the height of each 2D slice
+    of the 3D array. dstArray is ignored.
 
-    If dstMemoryType is MemoryType.CU_MEMORYTYPE_DEVICE, dstDevice and dstPitch specify
-    the (device) base address of the destination data, the bytes per row, and the height
-    of each 2D slice of the 3D array. dstArray is ignored.
+    If dstMemoryType is MemoryType.DEVICE, dstDevice and dstPitch specify the (device)
+    base address of the destination data, the bytes per row, and the height of each 2D
+    slice of the 3D array. dstArray is ignored.
 
-    If dstMemoryType is MemoryType.CU_MEMORYTYPE_ARRAY, dstArray specifies the handle of
-    the destination data. dstHost, dstDevice, dstPitch and dstHeight are ignored.
+    If dstMemoryType is MemoryType.ARRAY, dstArray specifies the handle of the
+    destination data. dstHost, dstDevice, dstPitch and dstHeight are ignored.
 
     - srcXInBytes, srcY and srcZ specify the base address of the source data for the
       copy.
@@ -7650,7 +7659,7 @@ cpdef memcpy_3d_v2(p_copy):
       dstHeight must be greater than or equal to Height + dstY.
 
     memcpy_3d_v2 returns an error if any pitch is greater than the maximum allowed
-    (DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAX_PITCH).
+    (DeviceAttribute.MAX_PITCH).
 
     The srcLOD and dstLOD members of the CUDA_MEMCPY3D structure must be set to 0.
 
@@ -7666,10 +7675,11 @@ cpdef memcpy_3d_v2(p_copy):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -7695,7 +7705,7 @@ cpdef memcpy_3d_v2(p_copy):
 cpdef memcpy_3d_peer(p_copy):
     """Copies memory between contexts.
 
-    Perform a 3D memory copy according to the parameters specified in `pCopy`. See the
+    Perform a 3D memory copy according to the parameters specified in `p_copy`. See the
     definition of the CUDA_MEMCPY3D_PEER structure for documentation of its parameters.
 
     Parameters
@@ -7710,10 +7720,11 @@ cpdef memcpy_3d_peer(p_copy):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -7732,7 +7743,7 @@ cpdef memcpy_async(uint64_t dst, uint64_t src, size_t byte_count, intptr_t h_str
     """Copies memory asynchronously.
 
     Copies data between two pointers. `dst` and `src` are base pointers of the
-    destination and source, respectively. `ByteCount` specifies the number of bytes to
+    destination and source, respectively. `byte_count` specifies the number of bytes to
     copy. Note that this function infers the type of the transfer (host to host, host to
     device, device to device, or device to host) from the pointer values. This function
     is only allowed in contexts which support unified addressing.
@@ -7755,10 +7766,11 @@ cpdef memcpy_async(uint64_t dst, uint64_t src, size_t byte_count, intptr_t h_str
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_INVALID_HANDLE
 
     See Also
     --------
@@ -7786,10 +7798,10 @@ cpdef memcpy_peer_async(uint64_t dst_device, intptr_t dst_context, uint64_t src_
     """Copies device memory between two contexts asynchronously.
 
     Copies from device memory in one context to device memory in another context.
-    `dstDevice` is the base device pointer of the destination memory and `dstContext` is
-    the destination context. `srcDevice` is the base device pointer of the source memory
-    and `srcContext` is the source pointer. `ByteCount` specifies the number of bytes to
-    copy.
+    `dst_device` is the base device pointer of the destination memory and `dst_context`
+    is the destination context. `src_device` is the base device pointer of the source
+    memory and `src_context` is the source pointer. `byte_count` specifies the number of
+    bytes to copy.
 
     Parameters
     ----------
@@ -7813,10 +7825,11 @@ cpdef memcpy_peer_async(uint64_t dst_device, intptr_t dst_context, uint64_t src_
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_INVALID_HANDLE
 
     See Also
     --------
@@ -7833,8 +7846,8 @@ cpdef memcpy_peer_async(uint64_t dst_device, intptr_t dst_context, uint64_t src_
 cpdef memcpy_htod_async_v2(uint64_t dst_device, src_host, size_t byte_count, intptr_t h_stream):
     """Copies memory from Host to Device.
 
-    Copies from host memory to device memory. `dstDevice` and `srcHost` are the base
-    addresses of the destination and source, respectively. `ByteCount` specifies the
+    Copies from host memory to device memory. `dst_device` and `src_host` are the base
+    addresses of the destination and source, respectively. `byte_count` specifies the
     number of bytes to copy.
 
     Parameters
@@ -7855,10 +7868,11 @@ cpdef memcpy_htod_async_v2(uint64_t dst_device, src_host, size_t byte_count, int
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_INVALID_HANDLE
 
     See Also
     --------
@@ -7885,8 +7899,8 @@ cpdef memcpy_htod_async_v2(uint64_t dst_device, src_host, size_t byte_count, int
 cpdef memcpy_dtoh_async_v2(dst_host, uint64_t src_device, size_t byte_count, intptr_t h_stream):
     """Copies memory from Device to Host.
 
-    Copies from device to host memory. `dstHost` and `srcDevice` specify the base
-    pointers of the destination and source, respectively. `ByteCount` specifies the
+    Copies from device to host memory. `dst_host` and `src_device` specify the base
+    pointers of the destination and source, respectively. `byte_count` specifies the
     number of bytes to copy.
 
     Parameters
@@ -7907,10 +7921,11 @@ cpdef memcpy_dtoh_async_v2(dst_host, uint64_t src_device, size_t byte_count, int
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_INVALID_HANDLE
 
     See Also
     --------
@@ -7937,9 +7952,9 @@ cpdef memcpy_dtoh_async_v2(dst_host, uint64_t src_device, size_t byte_count, int
 cpdef memcpy_dtod_async_v2(uint64_t dst_device, uint64_t src_device, size_t byte_count, intptr_t h_stream):
     """Copies memory from Device to Device.
 
-    Copies from device memory to device memory. `dstDevice` and `srcDevice` are the base
-    pointers of the destination and source, respectively. `ByteCount` specifies the
-    number of bytes to copy.
+    Copies from device memory to device memory. `dst_device` and `src_device` are the
+    base pointers of the destination and source, respectively. `byte_count` specifies
+    the number of bytes to copy.
 
     Parameters
     ----------
@@ -7959,10 +7974,11 @@ cpdef memcpy_dtod_async_v2(uint64_t dst_device, uint64_t src_device, size_t byte
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_INVALID_HANDLE
 
     See Also
     --------
@@ -7989,9 +8005,9 @@ cpdef memcpy_dtod_async_v2(uint64_t dst_device, uint64_t src_device, size_t byte
 cpdef memcpy_htoa_async_v2(intptr_t dst_array, size_t dst_offset, src_host, size_t byte_count, intptr_t h_stream):
     """Copies memory from Host to Array.
 
-    Copies from host memory to a 1D CUDA array. `dstArray` and `dstOffset` specify the
-    CUDA array handle and starting offset in bytes of the destination data. `srcHost`
-    specifies the base address of the source. `ByteCount` specifies the number of bytes
+    Copies from host memory to a 1D CUDA array. `dst_array` and `dst_offset` specify the
+    CUDA array handle and starting offset in bytes of the destination data. `src_host`
+    specifies the base address of the source. `byte_count` specifies the number of bytes
     to copy.
 
     Parameters
@@ -8014,10 +8030,11 @@ cpdef memcpy_htoa_async_v2(intptr_t dst_array, size_t dst_offset, src_host, size
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_INVALID_HANDLE
 
     See Also
     --------
@@ -8044,9 +8061,9 @@ cpdef memcpy_htoa_async_v2(intptr_t dst_array, size_t dst_offset, src_host, size
 cpdef memcpy_atoh_async_v2(dst_host, intptr_t src_array, size_t src_offset, size_t byte_count, intptr_t h_stream):
     """Copies memory from Array to Host.
 
-    Copies from one 1D CUDA array to host memory. `dstHost` specifies the base pointer
-    of the destination. `srcArray` and `srcOffset` specify the CUDA array handle and
-    starting offset in bytes of the source data. `ByteCount` specifies the number of
+    Copies from one 1D CUDA array to host memory. `dst_host` specifies the base pointer
+    of the destination. `src_array` and `src_offset` specify the CUDA array handle and
+    starting offset in bytes of the source data. `byte_count` specifies the number of
     bytes to copy.
 
     Parameters
@@ -8069,10 +8086,11 @@ cpdef memcpy_atoh_async_v2(dst_host, intptr_t src_array, size_t src_offset, size
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_INVALID_HANDLE
 
     See Also
     --------
@@ -8099,7 +8117,7 @@ cpdef memcpy_atoh_async_v2(dst_host, intptr_t src_array, size_t src_offset, size
 cpdef memcpy_2d_async_v2(p_copy, intptr_t h_stream):
     """Copies memory for 2D arrays.
 
-    Perform a 2D memory copy according to the parameters specified in `pCopy`. The
+    Perform a 2D memory copy according to the parameters specified in `p_copy`. The
     CUDA_MEMCPY2D structure is defined as:
 
 
@@ -8133,37 +8151,34 @@ cpdef memcpy_2d_async_v2(p_copy, intptr_t h_stream):
         CU_MEMORYTYPE_UNIFIED = 0x04
         } CUmemorytype;
 
-    If srcMemoryType is MemoryType.CU_MEMORYTYPE_HOST, srcHost and srcPitch specify the
-    (host) base address of the source data and the bytes per row to apply. srcArray is
+    If srcMemoryType is MemoryType.HOST, srcHost and srcPitch specify the (host) base
+    address of the source data and the bytes per row to apply. srcArray is ignored.
+
+    If srcMemoryType is MemoryType.UNIFIED, srcDevice and srcPitch specify the (unified
+    virtual address space) base address of the source data and the bytes per row to
+    apply. srcArray is ignored. This value may be used only if unified addressing is
+    supported in the calling context.
+
+    If srcMemoryType is MemoryType.DEVICE, srcDevice and srcPitch specify the (device)
+    base address of the source data and the bytes per row to apply. srcArray is ignored.
+
+    If srcMemoryType is MemoryType.ARRAY, srcArray specifies the handle of the source
+    data. srcHost, srcDevice and srcPitch are ignored.
+
+    If dstMemoryType is MemoryType.UNIFIED, dstDevice and dstPitch specify the (unified
+    virtual address space) base address of the source data and the bytes per row to
+    apply. dstArray is ignored. This value may be used only if unified addressing is
+    supported in the calling context.
+
+    If dstMemoryType is MemoryType.HOST, dstHost and dstPitch specify the (host) base
+    address of the destination data and the bytes per row to apply. dstArray is ignored.
+
+    If dstMemoryType is MemoryType.DEVICE, dstDevice and dstPitch specify the (device)
+    base address of the destination data and the bytes per row to apply. dstArray is
     ignored.
 
-    If srcMemoryType is MemoryType.CU_MEMORYTYPE_UNIFIED, srcDevice and srcPitch specify
-    the (unified virtual address space) base address of the source data and the bytes
-    per row to apply. srcArray is ignored. This value may be used only if unified
-    addressing is supported in the calling context.
-
-    If srcMemoryType is MemoryType.CU_MEMORYTYPE_DEVICE, srcDevice and srcPitch specify
-    the (device) base address of the source data and the bytes per row to apply.
-    srcArray is ignored.
-
-    If srcMemoryType is MemoryType.CU_MEMORYTYPE_ARRAY, srcArray specifies the handle of
-    the source data. srcHost, srcDevice and srcPitch are ignored.
-
-    If dstMemoryType is MemoryType.CU_MEMORYTYPE_UNIFIED, dstDevice and dstPitch specify
-    the (unified virtual address space) base address of the source data and the bytes
-    per row to apply. dstArray is ignored. This value may be used only if unified
-    addressing is supported in the calling context.
-
-    If dstMemoryType is MemoryType.CU_MEMORYTYPE_HOST, dstHost and dstPitch specify the
-    (host) base address of the destination data and the bytes per row to apply. dstArray
-    is ignored.
-
-    If dstMemoryType is MemoryType.CU_MEMORYTYPE_DEVICE, dstDevice and dstPitch specify
-    the (device) base address of the destination data and the bytes per row to apply.
-    dstArray is ignored.
-
-    If dstMemoryType is MemoryType.CU_MEMORYTYPE_ARRAY, dstArray specifies the handle of
-    the destination data. dstHost, dstDevice and dstPitch are ignored.
+    If dstMemoryType is MemoryType.ARRAY, dstArray specifies the handle of the
+    destination data. dstHost, dstDevice and dstPitch are ignored.
 
     - srcXInBytes and srcY specify the base address of the source data for the copy.
 
@@ -8206,10 +8221,10 @@ cpdef memcpy_2d_async_v2(p_copy, intptr_t h_stream):
       dstHeight must be greater than or equal to Height + dstY.
 
     memcpy_2d_async_v2 returns an error if any pitch is greater than the maximum allowed
-    (DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAX_PITCH). mem_alloc_pitch_v2 passes back
-    pitches that always work with memcpy_2d_v2. On intra-device memory copies (device to
-    device, CUDA array to device, CUDA array to CUDA array), memcpy_2d_async_v2 may fail
-    for pitches not computed by mem_alloc_pitch_v2.
+    (DeviceAttribute.MAX_PITCH). mem_alloc_pitch_v2 passes back pitches that always work
+    with memcpy_2d_v2. On intra-device memory copies (device to device, CUDA array to
+    device, CUDA array to CUDA array), memcpy_2d_async_v2 may fail for pitches not
+    computed by mem_alloc_pitch_v2.
 
     Parameters
     ----------
@@ -8225,10 +8240,11 @@ cpdef memcpy_2d_async_v2(p_copy, intptr_t h_stream):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_INVALID_HANDLE
 
     See Also
     --------
@@ -8256,7 +8272,7 @@ cpdef memcpy_2d_async_v2(p_copy, intptr_t h_stream):
 cpdef memcpy_3d_async_v2(p_copy, intptr_t h_stream):
     """Copies memory for 3D arrays.
 
-    Perform a 3D memory copy according to the parameters specified in `pCopy`. The
+    Perform a 3D memory copy according to the parameters specified in `p_copy`. The
     CUDA_MEMCPY3D structure is defined as:
 
 
@@ -8298,37 +8314,37 @@ cpdef memcpy_3d_async_v2(p_copy, intptr_t h_stream):
         CU_MEMORYTYPE_UNIFIED = 0x04
         } CUmemorytype;
 
-    If srcMemoryType is MemoryType.CU_MEMORYTYPE_UNIFIED, srcDevice and srcPitch specify
-    the (unified virtual address space) base address of the source data and the bytes
-    per row to apply. srcArray is ignored. This value may be used only if unified
-    addressing is supported in the calling context.
+    If srcMemoryType is MemoryType.UNIFIED, srcDevice and srcPitch specify the (unified
+    virtual address space) base address of the source data and the bytes per row to
+    apply. srcArray is ignored. This value may be used only if unified addressing is
+    supported in the calling context.
 
-    If srcMemoryType is MemoryType.CU_MEMORYTYPE_HOST, srcHost, srcPitch and srcHeight
-    specify the (host) base address of the source data, the bytes per row, and the
-    height of each 2D slice of the 3D array. srcArray is ignored.
+    If srcMemoryType is MemoryType.HOST, srcHost, srcPitch and srcHeight specify the
+    (host) base address of the source data, the bytes per row, and the height of each 2D
+    slice of the 3D array. srcArray is ignored.
 
-    If srcMemoryType is MemoryType.CU_MEMORYTYPE_DEVICE, srcDevice, srcPitch and
-    srcHeight specify the (device) base address of the source data, the bytes per row,
-    and the height of each 2D slice of the 3D array. srcArray is ignored.
+    If srcMemoryType is MemoryType.DEVICE, srcDevice, srcPitch and srcHeight specify the
+    (device) base address of the source data, the bytes per row, and the height of each
+    2D slice of the 3D array. srcArray is ignored.
 
-    If srcMemoryType is MemoryType.CU_MEMORYTYPE_ARRAY, srcArray specifies the handle of
-    the source data. srcHost, srcDevice, srcPitch and srcHeight are ignored.
+    If srcMemoryType is MemoryType.ARRAY, srcArray specifies the handle of the source
+    data. srcHost, srcDevice, srcPitch and srcHeight are ignored.
 
-    If dstMemoryType is MemoryType.CU_MEMORYTYPE_UNIFIED, dstDevice and dstPitch specify
-    the (unified virtual address space) base address of the source data and the bytes
-    per row to apply. dstArray is ignored. This value may be used only if unified
-    addressing is supported in the calling context.
+    If dstMemoryType is MemoryType.UNIFIED, dstDevice and dstPitch specify the (unified
+    virtual address space) base address of the source data and the bytes per row to
+    apply. dstArray is ignored. This value may be used only if unified addressing is
+    supported in the calling context.
 
-    If dstMemoryType is MemoryType.CU_MEMORYTYPE_HOST, dstHost and dstPitch specify the
-    (host) base address of the destination data, the bytes per row, and the height of
-    each 2D slice of the 3D array. dstArray is ignored.
+    If dstMemoryType is MemoryType.HOST, dstHost and dstPitch specify the (host) base
+    address of the destination data, the bytes per row, and the height of each 2D slice
+    of the 3D array. dstArray is ignored.
 
-    If dstMemoryType is MemoryType.CU_MEMORYTYPE_DEVICE, dstDevice and dstPitch specify
-    the (device) base address of the destination data, the bytes per row, and the height
-    of each 2D slice of the 3D array. dstArray is ignored.
+    If dstMemoryType is MemoryType.DEVICE, dstDevice and dstPitch specify the (device)
+    base address of the destination data, the bytes per row, and the height of each 2D
+    slice of the 3D array. dstArray is ignored.
 
-    If dstMemoryType is MemoryType.CU_MEMORYTYPE_ARRAY, dstArray specifies the handle of
-    the destination data. dstHost, dstDevice, dstPitch and dstHeight are ignored.
+    If dstMemoryType is MemoryType.ARRAY, dstArray specifies the handle of the
+    destination data. dstHost, dstDevice, dstPitch and dstHeight are ignored.
 
     - srcXInBytes, srcY and srcZ specify the base address of the source data for the
       copy.
@@ -8369,7 +8385,7 @@ cpdef memcpy_3d_async_v2(p_copy, intptr_t h_stream):
       dstHeight must be greater than or equal to Height + dstY.
 
     memcpy_3d_async_v2 returns an error if any pitch is greater than the maximum allowed
-    (DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAX_PITCH).
+    (DeviceAttribute.MAX_PITCH).
 
     The srcLOD and dstLOD members of the CUDA_MEMCPY3D structure must be set to 0.
 
@@ -8387,10 +8403,11 @@ cpdef memcpy_3d_async_v2(p_copy, intptr_t h_stream):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_INVALID_HANDLE
 
     See Also
     --------
@@ -8417,7 +8434,7 @@ cpdef memcpy_3d_async_v2(p_copy, intptr_t h_stream):
 cpdef memcpy_3d_peer_async(p_copy, intptr_t h_stream):
     """Copies memory between contexts asynchronously.
 
-    Perform a 3D memory copy according to the parameters specified in `pCopy`. See the
+    Perform a 3D memory copy according to the parameters specified in `p_copy`. See the
     definition of the CUDA_MEMCPY3D_PEER structure for documentation of its parameters.
 
     Parameters
@@ -8434,10 +8451,11 @@ cpdef memcpy_3d_peer_async(p_copy, intptr_t h_stream):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -8468,79 +8486,76 @@ cpdef size_t memcpy_batch_async(intptr_t dsts, intptr_t srcs, intptr_t sizes, si
 
     Every copy in the batch has to be associated with a set of attributes specified in
     the `attrs` array. Each entry in this array can apply to more than one copy. This
-    can be done by specifying in the `attrsIdxs` array, the index of the first copy that
-    the corresponding entry in the `attrs` array applies to. Both `attrs` and
-    `attrsIdxs` must be of the same length as specified by `numAttrs`. For example, if a
-    batch has 10 copies listed in dst/src/sizes, the first 6 of which have one set of
-    attributes and the remaining 4 another, then `numAttrs` will be 2, `attrsIdxs` will
-    be {0, 6} and `attrs` will contains the two sets of attributes. Note that the first
-    entry in `attrsIdxs` must always be 0. Also, each entry must be greater than the
-    previous entry and the last entry should be less than `count`. Furthermore,
-    `numAttrs` must be lesser than or equal to `count`.
+    can be done by specifying in the `attrs_idxs` array, the index of the first copy
+    that the corresponding entry in the `attrs` array applies to. Both `attrs` and
+    `attrs_idxs` must be of the same length as specified by `num_attrs`. For example, if
+    a batch has 10 copies listed in dst/src/sizes, the first 6 of which have one set of
+    attributes and the remaining 4 another, then `num_attrs` will be 2, `attrs_idxs`
+    will be {0, 6} and `attrs` will contains the two sets of attributes. Note that the
+    first entry in `attrs_idxs` must always be 0. Also, each entry must be greater than
+    the previous entry and the last entry should be less than `count`. Furthermore,
+    `num_attrs` must be lesser than or equal to `count`.
 
     The srcAccessOrder indicates the source access ordering to be observed for copies
     associated with the attribute. If the source access order is set to
-    MemCpySrcAccessOrder.CU_MEMCPY_SRC_ACCESS_ORDER_STREAM, then the source will be
-    accessed in stream order. If the source access order is set to
-    MemCpySrcAccessOrder.CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL then it indicates
-    that access to the source pointer can be out of stream order and all accesses must
-    be complete before the API call returns. This flag is suited for ephemeral sources
-    (ex., stack variables) when it's known that no prior operations in the stream can be
-    accessing the memory and also that the lifetime of the memory is limited to the
-    scope that the source variable was declared in. Specifying this flag allows the
-    driver to optimize the copy and removes the need for the user to synchronize the
-    stream after the API call. If the source access order is set to
-    MemCpySrcAccessOrder.CU_MEMCPY_SRC_ACCESS_ORDER_ANY then it indicates that access to
-    the source pointer can be out of stream order and the accesses can happen even after
-    the API call returns. This flag is suited for host pointers allocated outside CUDA
-    (ex., via malloc) when it's known that no prior operations in the stream can be
-    accessing the memory. Specifying this flag allows the driver to optimize the copy on
-    certain platforms. Each memcpy operation in the batch must have a valid
-    CUmemcpyAttributes corresponding to it including the appropriate srcAccessOrder
-    setting, otherwise the API will return CUDA_ERROR_INVALID_VALUE.
+    MemCpySrcAccessOrder.STREAM, then the source will be accessed in stream order. If
+    the source access order is set to MemCpySrcAccessOrder.DURING_API_CALL then it
+    indicates that access to the source pointer can be out of stream order and all
+    accesses must be complete before the API call returns. This flag is suited for
+    ephemeral sources (ex., stack variables) when it's known that no prior operations in
+    the stream can be accessing the memory and also that the lifetime of the memory is
+    limited to the scope that the source variable was declared in. Specifying this flag
+    allows the driver to optimize the copy and removes the need for the user to
+    synchronize the stream after the API call. If the source access order is set to
+    MemCpySrcAccessOrder.ANY then it indicates that access to the source pointer can be
+    out of stream order and the accesses can happen even after the API call returns.
+    This flag is suited for host pointers allocated outside CUDA (ex., via malloc) when
+    it's known that no prior operations in the stream can be accessing the memory.
+    Specifying this flag allows the driver to optimize the copy on certain platforms.
+    Each memcpy operation in the batch must have a valid CUmemcpyAttributes
+    corresponding to it including the appropriate srcAccessOrder setting, otherwise the
+    API will return ERROR_INVALID_VALUE.
 
     The srcLocHint and dstLocHint allows applications to specify hint locations for
     operands of a copy when the operand doesn't have a fixed location. That is, these
     hints are only applicable for managed memory pointers on devices where
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS is true or
-    system-allocated pageable memory on devices where
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS is true. For other cases,
-    these hints are ignored.
+    DeviceAttribute.CONCURRENT_MANAGED_ACCESS is true or system-allocated pageable
+    memory on devices where DeviceAttribute.PAGEABLE_MEMORY_ACCESS is true. For other
+    cases, these hints are ignored.
 
     The flags field can be used to specify certain flags for copies. Setting the
-    MemCpyFlags.CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE flag indicates that the
-    associated copies should preferably overlap with any compute work. Note that this
-    flag is a hint and can be ignored depending on the platform and other parameters of
-    the copy.
+    MemCpyFlags.PREFER_OVERLAP_WITH_COMPUTE flag indicates that the associated copies
+    should preferably overlap with any compute work. Note that this flag is a hint and
+    can be ignored depending on the platform and other parameters of the copy.
 
     If any error is encountered while parsing the batch, the index within the batch
-    where the error was encountered will be returned as `failIdx`.
+    where the error was encountered will be returned as `fail_idx`.
 
     Parameters
     ----------
-    dsts : Sequence[int] | Buffer | int | None
+    dsts : int
         Array of destination pointers.
-    srcs : Sequence[int] | Buffer | int | None
+    srcs : int
         Array of memcpy source pointers.
-    sizes : Sequence[int] | Buffer | int | None
+    sizes : int
         Array of sizes for memcpy operations.
     count : int
         Size of `dsts`, `srcs` and `sizes` arrays
     attrs : Sequence[int] | Buffer | int | None
         Array of memcpy attributes.
-    attrs_idxs : Sequence[int] | Buffer | int | None
+    attrs_idxs : int
         Array of indices to specify which copies each entry in the `attrs` array applies
         to. The attributes specified in attrs[k] will be applied to copies starting from
         attrsIdxs[k] through attrsIdxs[k+1] - 1. Also attrs[numAttrs-1] will apply to
         copies starting from attrsIdxs[numAttrs-1] through count - 1.
     num_attrs : int
-        Size of `attrs` and `attrsIdxs` arrays.
+        Size of `attrs` and `attrs_idxs` arrays.
     h_stream : int
         The stream to enqueue the operations in. Must not be legacy NULL stream.
 
     Returns
     -------
-    failIdx : int
+    fail_idx : int
         Pointer to a location to return the index of the copy where a failure was
         encountered. The value will be SIZE_MAX if the error doesn't pertain to any
         specific copy.
@@ -8548,9 +8563,10 @@ cpdef size_t memcpy_batch_async(intptr_t dsts, intptr_t srcs, intptr_t sizes, si
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE
     """
     cdef cydriver.CUresult _status
     cdef size_t _o_fail_idx
@@ -8570,8 +8586,8 @@ cpdef size_t memcpy_3d_batch_async(size_t num_ops, op_list, unsigned long long f
     this means specifying any dependent copies within a batch will result in undefined
     behavior.
 
-    Performs memory copies as specified in the `opList` array. The length of this array
-    is specified in `numOps`. Each entry in this array describes a copy operation. This
+    Performs memory copies as specified in the `op_list` array. The length of this array
+    is specified in `num_ops`. Each entry in this array describes a copy operation. This
     includes among other things, the source and destination operands for the copy as
     specified in src and dst respectively. The source and destination operands of a copy
     can either be a pointer or a CUDA array. The width, height and depth of a copy is
@@ -8581,60 +8597,56 @@ cpdef size_t memcpy_3d_batch_async(size_t num_ops, op_list, unsigned long long f
     determined by the CUDA array. For CUDA array to CUDA array copies, the element size
     of the two CUDA arrays must match.
 
-    For a given operand, if type is specified as
-    MemCpy3DOperandType.CU_MEMCPY_OPERAND_TYPE_POINTER, then opptr will be used. The
-    opptr field must contain the pointer where the copy should begin. The oprowLength
-    field specifies the length of each row in elements and must either be zero or be
-    greater than or equal to the width of the copy specified in extentwidth. The
-    oplayerHeight field specifies the height of each layer and must either be zero or be
-    greater than or equal to the height of the copy specified in extentheight. When
-    either of these values is zero, that aspect of the operand is considered to be
-    tightly packed according to the copy extent. For managed memory pointers on devices
-    where DeviceAttribute.CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS is true or
+    For a given operand, if type is specified as MemCpy3DOperandType.POINTER, then opptr
+    will be used. The opptr field must contain the pointer where the copy should begin.
+    The oprowLength field specifies the length of each row in elements and must either
+    be zero or be greater than or equal to the width of the copy specified in
+    extentwidth. The oplayerHeight field specifies the height of each layer and must
+    either be zero or be greater than or equal to the height of the copy specified in
+    extentheight. When either of these values is zero, that aspect of the operand is
+    considered to be tightly packed according to the copy extent. For managed memory
+    pointers on devices where DeviceAttribute.CONCURRENT_MANAGED_ACCESS is true or
     system-allocated pageable memory on devices where
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS is true, the oplocHint
-    field can be used to hint the location of the operand.
+    DeviceAttribute.PAGEABLE_MEMORY_ACCESS is true, the oplocHint field can be used to
+    hint the location of the operand.
 
-    If an operand's type is specified as
-    MemCpy3DOperandType.CU_MEMCPY_OPERAND_TYPE_ARRAY, then oparray will be used. The
-    oparray field specifies the CUDA array and opoffset specifies the 3D offset into
-    that array where the copy begins.
+    If an operand's type is specified as MemCpy3DOperandType.ARRAY, then oparray will be
+    used. The oparray field specifies the CUDA array and opoffset specifies the 3D
+    offset into that array where the copy begins.
 
     The srcAccessOrder indicates the source access ordering to be observed for copies
     associated with the attribute. If the source access order is set to
-    MemCpySrcAccessOrder.CU_MEMCPY_SRC_ACCESS_ORDER_STREAM, then the source will be
-    accessed in stream order. If the source access order is set to
-    MemCpySrcAccessOrder.CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL then it indicates
-    that access to the source pointer can be out of stream order and all accesses must
-    be complete before the API call returns. This flag is suited for ephemeral sources
-    (ex., stack variables) when it's known that no prior operations in the stream can be
-    accessing the memory and also that the lifetime of the memory is limited to the
-    scope that the source variable was declared in. Specifying this flag allows the
-    driver to optimize the copy and removes the need for the user to synchronize the
-    stream after the API call. If the source access order is set to
-    MemCpySrcAccessOrder.CU_MEMCPY_SRC_ACCESS_ORDER_ANY then it indicates that access to
-    the source pointer can be out of stream order and the accesses can happen even after
-    the API call returns. This flag is suited for host pointers allocated outside CUDA
-    (ex., via malloc) when it's known that no prior operations in the stream can be
-    accessing the memory. Specifying this flag allows the driver to optimize the copy on
-    certain platforms. Each memcopy operation in `opList` must have a valid
-    srcAccessOrder setting, otherwise this API will return CUDA_ERROR_INVALID_VALUE.
+    MemCpySrcAccessOrder.STREAM, then the source will be accessed in stream order. If
+    the source access order is set to MemCpySrcAccessOrder.DURING_API_CALL then it
+    indicates that access to the source pointer can be out of stream order and all
+    accesses must be complete before the API call returns. This flag is suited for
+    ephemeral sources (ex., stack variables) when it's known that no prior operations in
+    the stream can be accessing the memory and also that the lifetime of the memory is
+    limited to the scope that the source variable was declared in. Specifying this flag
+    allows the driver to optimize the copy and removes the need for the user to
+    synchronize the stream after the API call. If the source access order is set to
+    MemCpySrcAccessOrder.ANY then it indicates that access to the source pointer can be
+    out of stream order and the accesses can happen even after the API call returns.
+    This flag is suited for host pointers allocated outside CUDA (ex., via malloc) when
+    it's known that no prior operations in the stream can be accessing the memory.
+    Specifying this flag allows the driver to optimize the copy on certain platforms.
+    Each memcopy operation in `op_list` must have a valid srcAccessOrder setting,
+    otherwise this API will return ERROR_INVALID_VALUE.
 
     The flags field can be used to specify certain flags for copies. Setting the
-    MemCpyFlags.CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE flag indicates that the
-    associated copies should preferably overlap with any compute work. Note that this
-    flag is a hint and can be ignored depending on the platform and other parameters of
-    the copy.
+    MemCpyFlags.PREFER_OVERLAP_WITH_COMPUTE flag indicates that the associated copies
+    should preferably overlap with any compute work. Note that this flag is a hint and
+    can be ignored depending on the platform and other parameters of the copy.
 
     If any error is encountered while parsing the batch, the index within the batch
-    where the error was encountered will be returned as `failIdx`.
+    where the error was encountered will be returned as `fail_idx`.
 
     Parameters
     ----------
     num_ops : int
         Total number of memcpy operations.
     op_list : Sequence[int] | Buffer | int | None
-        Array of size `numOps` containing the actual memcpy operations.
+        Array of size `num_ops` containing the actual memcpy operations.
     flags : int
         Flags for future use, must be zero now.
     h_stream : int
@@ -8642,7 +8654,7 @@ cpdef size_t memcpy_3d_batch_async(size_t num_ops, op_list, unsigned long long f
 
     Returns
     -------
-    failIdx : int
+    fail_idx : int
         Pointer to a location to return the index of the copy where a failure was
         encountered. The value will be SIZE_MAX if the error doesn't pertain to any
         specific copy.
@@ -8650,9 +8662,10 @@ cpdef size_t memcpy_3d_batch_async(size_t num_ops, op_list, unsigned long long f
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE
     """
     cdef cydriver.CUresult _status
     cdef size_t _o_fail_idx
@@ -8667,7 +8680,7 @@ cpdef size_t memcpy_3d_batch_async(size_t num_ops, op_list, unsigned long long f
 cpdef memset_d8_v2(uint64_t dst_device, unsigned char uc, size_t n):
     """Initializes device memory.
 
-    Sets the memory range of `N` 8-bit values to the specified value `uc`.
+    Sets the memory range of `n` 8-bit values to the specified value `uc`.
 
     Parameters
     ----------
@@ -8685,10 +8698,11 @@ cpdef memset_d8_v2(uint64_t dst_device, unsigned char uc, size_t n):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -8714,8 +8728,8 @@ cpdef memset_d8_v2(uint64_t dst_device, unsigned char uc, size_t n):
 cpdef memset_d16_v2(uint64_t dst_device, unsigned short us, size_t n):
     """Initializes device memory.
 
-    Sets the memory range of `N` 16-bit values to the specified value `us`. The
-    `dstDevice` pointer must be two byte aligned.
+    Sets the memory range of `n` 16-bit values to the specified value `us`. The
+    `dst_device` pointer must be two byte aligned.
 
     Parameters
     ----------
@@ -8733,10 +8747,11 @@ cpdef memset_d16_v2(uint64_t dst_device, unsigned short us, size_t n):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -8762,8 +8777,8 @@ cpdef memset_d16_v2(uint64_t dst_device, unsigned short us, size_t n):
 cpdef memset_d32_v2(uint64_t dst_device, unsigned int ui, size_t n):
     """Initializes device memory.
 
-    Sets the memory range of `N` 32-bit values to the specified value `ui`. The
-    `dstDevice` pointer must be four byte aligned.
+    Sets the memory range of `n` 32-bit values to the specified value `ui`. The
+    `dst_device` pointer must be four byte aligned.
 
     Parameters
     ----------
@@ -8781,10 +8796,11 @@ cpdef memset_d32_v2(uint64_t dst_device, unsigned int ui, size_t n):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -8810,9 +8826,9 @@ cpdef memset_d32_v2(uint64_t dst_device, unsigned int ui, size_t n):
 cpdef memset_d2d8_v2(uint64_t dst_device, size_t dst_pitch, unsigned char uc, size_t width, size_t height):
     """Initializes device memory.
 
-    Sets the 2D memory range of `Width` 8-bit values to the specified value `uc`.
-    `Height` specifies the number of rows to set, and `dstPitch` specifies the number of
-    bytes between each row. This function performs fastest when the pitch is one that
+    Sets the 2D memory range of `width` 8-bit values to the specified value `uc`.
+    `height` specifies the number of rows to set, and `dst_pitch` specifies the number
+    of bytes between each row. This function performs fastest when the pitch is one that
     has been passed back by mem_alloc_pitch_v2.
 
     Parameters
@@ -8820,7 +8836,7 @@ cpdef memset_d2d8_v2(uint64_t dst_device, size_t dst_pitch, unsigned char uc, si
     dst_device : int
         Destination device pointer
     dst_pitch : int
-        Pitch of destination device pointer(Unused if `Height` is 1)
+        Pitch of destination device pointer(Unused if `height` is 1)
     uc : int
         Value to set
     width : int
@@ -8835,10 +8851,11 @@ cpdef memset_d2d8_v2(uint64_t dst_device, size_t dst_pitch, unsigned char uc, si
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -8865,10 +8882,10 @@ cpdef memset_d2d8_v2(uint64_t dst_device, size_t dst_pitch, unsigned char uc, si
 cpdef memset_d2d16_v2(uint64_t dst_device, size_t dst_pitch, unsigned short us, size_t width, size_t height):
     """Initializes device memory.
 
-    Sets the 2D memory range of `Width` 16-bit values to the specified value `us`.
-    `Height` specifies the number of rows to set, and `dstPitch` specifies the number of
-    bytes between each row. The `dstDevice` pointer and `dstPitch` offset must be two
-    byte aligned. This function performs fastest when the pitch is one that has been
+    Sets the 2D memory range of `width` 16-bit values to the specified value `us`.
+    `height` specifies the number of rows to set, and `dst_pitch` specifies the number
+    of bytes between each row. The `dst_device` pointer and `dst_pitch` offset must be
+    two byte aligned. This function performs fastest when the pitch is one that has been
     passed back by mem_alloc_pitch_v2.
 
     Parameters
@@ -8876,7 +8893,7 @@ cpdef memset_d2d16_v2(uint64_t dst_device, size_t dst_pitch, unsigned short us, 
     dst_device : int
         Destination device pointer
     dst_pitch : int
-        Pitch of destination device pointer(Unused if `Height` is 1)
+        Pitch of destination device pointer(Unused if `height` is 1)
     us : int
         Value to set
     width : int
@@ -8891,10 +8908,11 @@ cpdef memset_d2d16_v2(uint64_t dst_device, size_t dst_pitch, unsigned short us, 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -8921,18 +8939,18 @@ cpdef memset_d2d16_v2(uint64_t dst_device, size_t dst_pitch, unsigned short us, 
 cpdef memset_d2d32_v2(uint64_t dst_device, size_t dst_pitch, unsigned int ui, size_t width, size_t height):
     """Initializes device memory.
 
-    Sets the 2D memory range of `Width` 32-bit values to the specified value `ui`.
-    `Height` specifies the number of rows to set, and `dstPitch` specifies the number of
-    bytes between each row. The `dstDevice` pointer and `dstPitch` offset must be four
-    byte aligned. This function performs fastest when the pitch is one that has been
-    passed back by mem_alloc_pitch_v2.
+    Sets the 2D memory range of `width` 32-bit values to the specified value `ui`.
+    `height` specifies the number of rows to set, and `dst_pitch` specifies the number
+    of bytes between each row. The `dst_device` pointer and `dst_pitch` offset must be
+    four byte aligned. This function performs fastest when the pitch is one that has
+    been passed back by mem_alloc_pitch_v2.
 
     Parameters
     ----------
     dst_device : int
         Destination device pointer
     dst_pitch : int
-        Pitch of destination device pointer(Unused if `Height` is 1)
+        Pitch of destination device pointer(Unused if `height` is 1)
     ui : int
         Value to set
     width : int
@@ -8947,10 +8965,11 @@ cpdef memset_d2d32_v2(uint64_t dst_device, size_t dst_pitch, unsigned int ui, si
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -8976,7 +8995,7 @@ cpdef memset_d2d32_v2(uint64_t dst_device, size_t dst_pitch, unsigned int ui, si
 cpdef memset_d8_async(uint64_t dst_device, unsigned char uc, size_t n, intptr_t h_stream):
     """Sets device memory.
 
-    Sets the memory range of `N` 8-bit values to the specified value `uc`.
+    Sets the memory range of `n` 8-bit values to the specified value `uc`.
 
     Parameters
     ----------
@@ -8996,10 +9015,11 @@ cpdef memset_d8_async(uint64_t dst_device, unsigned char uc, size_t n, intptr_t 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -9025,8 +9045,8 @@ cpdef memset_d8_async(uint64_t dst_device, unsigned char uc, size_t n, intptr_t 
 cpdef memset_d16_async(uint64_t dst_device, unsigned short us, size_t n, intptr_t h_stream):
     """Sets device memory.
 
-    Sets the memory range of `N` 16-bit values to the specified value `us`. The
-    `dstDevice` pointer must be two byte aligned.
+    Sets the memory range of `n` 16-bit values to the specified value `us`. The
+    `dst_device` pointer must be two byte aligned.
 
     Parameters
     ----------
@@ -9046,10 +9066,11 @@ cpdef memset_d16_async(uint64_t dst_device, unsigned short us, size_t n, intptr_
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -9075,8 +9096,8 @@ cpdef memset_d16_async(uint64_t dst_device, unsigned short us, size_t n, intptr_
 cpdef memset_d32_async(uint64_t dst_device, unsigned int ui, size_t n, intptr_t h_stream):
     """Sets device memory.
 
-    Sets the memory range of `N` 32-bit values to the specified value `ui`. The
-    `dstDevice` pointer must be four byte aligned.
+    Sets the memory range of `n` 32-bit values to the specified value `ui`. The
+    `dst_device` pointer must be four byte aligned.
 
     Parameters
     ----------
@@ -9096,10 +9117,11 @@ cpdef memset_d32_async(uint64_t dst_device, unsigned int ui, size_t n, intptr_t 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -9125,9 +9147,9 @@ cpdef memset_d32_async(uint64_t dst_device, unsigned int ui, size_t n, intptr_t 
 cpdef memset_d2d8_async(uint64_t dst_device, size_t dst_pitch, unsigned char uc, size_t width, size_t height, intptr_t h_stream):
     """Sets device memory.
 
-    Sets the 2D memory range of `Width` 8-bit values to the specified value `uc`.
-    `Height` specifies the number of rows to set, and `dstPitch` specifies the number of
-    bytes between each row. This function performs fastest when the pitch is one that
+    Sets the 2D memory range of `width` 8-bit values to the specified value `uc`.
+    `height` specifies the number of rows to set, and `dst_pitch` specifies the number
+    of bytes between each row. This function performs fastest when the pitch is one that
     has been passed back by mem_alloc_pitch_v2.
 
     Parameters
@@ -9135,7 +9157,7 @@ cpdef memset_d2d8_async(uint64_t dst_device, size_t dst_pitch, unsigned char uc,
     dst_device : int
         Destination device pointer
     dst_pitch : int
-        Pitch of destination device pointer(Unused if `Height` is 1)
+        Pitch of destination device pointer(Unused if `height` is 1)
     uc : int
         Value to set
     width : int
@@ -9152,10 +9174,11 @@ cpdef memset_d2d8_async(uint64_t dst_device, size_t dst_pitch, unsigned char uc,
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -9181,10 +9204,10 @@ cpdef memset_d2d8_async(uint64_t dst_device, size_t dst_pitch, unsigned char uc,
 cpdef memset_d2d16_async(uint64_t dst_device, size_t dst_pitch, unsigned short us, size_t width, size_t height, intptr_t h_stream):
     """Sets device memory.
 
-    Sets the 2D memory range of `Width` 16-bit values to the specified value `us`.
-    `Height` specifies the number of rows to set, and `dstPitch` specifies the number of
-    bytes between each row. The `dstDevice` pointer and `dstPitch` offset must be two
-    byte aligned. This function performs fastest when the pitch is one that has been
+    Sets the 2D memory range of `width` 16-bit values to the specified value `us`.
+    `height` specifies the number of rows to set, and `dst_pitch` specifies the number
+    of bytes between each row. The `dst_device` pointer and `dst_pitch` offset must be
+    two byte aligned. This function performs fastest when the pitch is one that has been
     passed back by mem_alloc_pitch_v2.
 
     Parameters
@@ -9192,7 +9215,7 @@ cpdef memset_d2d16_async(uint64_t dst_device, size_t dst_pitch, unsigned short u
     dst_device : int
         Destination device pointer
     dst_pitch : int
-        Pitch of destination device pointer(Unused if `Height` is 1)
+        Pitch of destination device pointer(Unused if `height` is 1)
     us : int
         Value to set
     width : int
@@ -9209,10 +9232,11 @@ cpdef memset_d2d16_async(uint64_t dst_device, size_t dst_pitch, unsigned short u
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -9238,18 +9262,18 @@ cpdef memset_d2d16_async(uint64_t dst_device, size_t dst_pitch, unsigned short u
 cpdef memset_d2d32_async(uint64_t dst_device, size_t dst_pitch, unsigned int ui, size_t width, size_t height, intptr_t h_stream):
     """Sets device memory.
 
-    Sets the 2D memory range of `Width` 32-bit values to the specified value `ui`.
-    `Height` specifies the number of rows to set, and `dstPitch` specifies the number of
-    bytes between each row. The `dstDevice` pointer and `dstPitch` offset must be four
-    byte aligned. This function performs fastest when the pitch is one that has been
-    passed back by mem_alloc_pitch_v2.
+    Sets the 2D memory range of `width` 32-bit values to the specified value `ui`.
+    `height` specifies the number of rows to set, and `dst_pitch` specifies the number
+    of bytes between each row. The `dst_device` pointer and `dst_pitch` offset must be
+    four byte aligned. This function performs fastest when the pitch is one that has
+    been passed back by mem_alloc_pitch_v2.
 
     Parameters
     ----------
     dst_device : int
         Destination device pointer
     dst_pitch : int
-        Pitch of destination device pointer(Unused if `Height` is 1)
+        Pitch of destination device pointer(Unused if `height` is 1)
     ui : int
         Value to set
     width : int
@@ -9266,10 +9290,11 @@ cpdef memset_d2d32_async(uint64_t dst_device, size_t dst_pitch, unsigned int ui,
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -9296,7 +9321,7 @@ cpdef intptr_t array_create_v2(p_allocate_array) except? 0:
     """Creates a 1D or 2D CUDA array.
 
     Creates a CUDA array according to the CUDA_ARRAY_DESCRIPTOR structure
-    `pAllocateArray` and returns a handle to the new CUDA array as `pHandle`. The
+    `p_allocate_array` and returns a handle to the new CUDA array as `p_handle`. The
     CUDA_ARRAY_DESCRIPTOR is defined as:
 
 
@@ -9417,17 +9442,17 @@ cpdef intptr_t array_create_v2(p_allocate_array) except? 0:
 
     Returns
     -------
-    pHandle : int
+    p_handle : int
         Returned array
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_OUT_OF_MEMORY,
-        CUDA_ERROR_UNKNOWN
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_OUT_OF_MEMORY, ERROR_UNKNOWN
 
     See Also
     --------
@@ -9455,8 +9480,8 @@ cpdef intptr_t array_create_v2(p_allocate_array) except? 0:
 cpdef array_get_descriptor_v2(intptr_t h_array):
     """Get a 1D or 2D CUDA array descriptor.
 
-    Returns, as `pArrayDescriptor`, a descriptor containing information on the format
-    and dimensions of the CUDA array `hArray`. It is useful for subroutines that have
+    Returns, as `p_array_descriptor`, a descriptor containing information on the format
+    and dimensions of the CUDA array `h_array`. It is useful for subroutines that have
     been passed a CUDA array, but need to know the CUDA array parameters for validation
     or other purposes.
 
@@ -9467,16 +9492,17 @@ cpdef array_get_descriptor_v2(intptr_t h_array):
 
     Returns
     -------
-    pArrayDescriptor : ArrayDescriptor_v2
+    p_array_descriptor : ArrayDescriptor_v2
         Returned array descriptor
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_INVALID_HANDLE
 
     See Also
     --------
@@ -9503,15 +9529,15 @@ cpdef array_get_descriptor_v2(intptr_t h_array):
 cpdef array_get_sparse_properties(intptr_t array):
     """Returns the layout properties of a sparse CUDA array.
 
-    Returns the layout properties of a sparse CUDA array in `sparseProperties` If the
-    CUDA array is not allocated with flag CUDA_ARRAY3D_SPARSE CUDA_ERROR_INVALID_VALUE
-    will be returned.
+    Returns the layout properties of a sparse CUDA array in `sparse_properties` If the
+    CUDA array is not allocated with flag CUDA_ARRAY3D_SPARSE ERROR_INVALID_VALUE will
+    be returned.
 
     If the returned value in flags contains CU_ARRAY_SPARSE_PROPERTIES_SINGLE_MIPTAIL,
     then miptailSize represents the total size of the array. Otherwise, it will be zero.
     Also, the returned value in miptailFirstLevel is always zero. Note that the `array`
     must have been allocated using array_create_v2 or array_3d_create_v2. For CUDA
-    arrays obtained using mipmapped_array_get_level, CUDA_ERROR_INVALID_VALUE will be
+    arrays obtained using mipmapped_array_get_level, ERROR_INVALID_VALUE will be
     returned. Instead, mipmapped_array_get_sparse_properties must be used to obtain the
     sparse properties of the entire CUDA mipmapped array to which `array` belongs to.
 
@@ -9522,15 +9548,16 @@ cpdef array_get_sparse_properties(intptr_t array):
 
     Returns
     -------
-    sparseProperties : ArraySparseProperties_v1
+    sparse_properties : ArraySparseProperties_v1
         Pointer to CUDA_ARRAY_SPARSE_PROPERTIES
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -9548,9 +9575,9 @@ cpdef array_get_sparse_properties(intptr_t array):
 cpdef mipmapped_array_get_sparse_properties(intptr_t mipmap):
     """Returns the layout properties of a sparse CUDA mipmapped array.
 
-    Returns the sparse array layout properties in `sparseProperties` If the CUDA
-    mipmapped array is not allocated with flag CUDA_ARRAY3D_SPARSE
-    CUDA_ERROR_INVALID_VALUE will be returned.
+    Returns the sparse array layout properties in `sparse_properties` If the CUDA
+    mipmapped array is not allocated with flag CUDA_ARRAY3D_SPARSE ERROR_INVALID_VALUE
+    will be returned.
 
     For non-layered CUDA mipmapped arrays, miptailSize returns the size of the mip tail
     region. The mip tail region includes all mip levels whose width, height or depth is
@@ -9567,15 +9594,16 @@ cpdef mipmapped_array_get_sparse_properties(intptr_t mipmap):
 
     Returns
     -------
-    sparseProperties : ArraySparseProperties_v1
+    sparse_properties : ArraySparseProperties_v1
         Pointer to CUDA_ARRAY_SPARSE_PROPERTIES
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -9593,9 +9621,9 @@ cpdef mipmapped_array_get_sparse_properties(intptr_t mipmap):
 cpdef array_get_memory_requirements(intptr_t array, int device):
     """Returns the memory requirements of a CUDA array.
 
-    Returns the memory requirements of a CUDA array in `memoryRequirements` If the CUDA
-    array is not allocated with flag CUDA_ARRAY3D_DEFERRED_MAPPING
-    CUDA_ERROR_INVALID_VALUE will be returned.
+    Returns the memory requirements of a CUDA array in `memory_requirements` If the CUDA
+    array is not allocated with flag CUDA_ARRAY3D_DEFERRED_MAPPING ERROR_INVALID_VALUE
+    will be returned.
 
     The returned value in size represents the total size of the CUDA array. The returned
     value in alignment represents the alignment necessary for mapping the CUDA array.
@@ -9609,15 +9637,16 @@ cpdef array_get_memory_requirements(intptr_t array, int device):
 
     Returns
     -------
-    memoryRequirements : ArrayMemoryRequirements_v1
+    memory_requirements : ArrayMemoryRequirements_v1
         Pointer to CUDA_ARRAY_MEMORY_REQUIREMENTS
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -9635,9 +9664,9 @@ cpdef array_get_memory_requirements(intptr_t array, int device):
 cpdef mipmapped_array_get_memory_requirements(intptr_t mipmap, int device):
     """Returns the memory requirements of a CUDA mipmapped array.
 
-    Returns the memory requirements of a CUDA mipmapped array in `memoryRequirements` If
-    the CUDA mipmapped array is not allocated with flag CUDA_ARRAY3D_DEFERRED_MAPPING
-    CUDA_ERROR_INVALID_VALUE will be returned.
+    Returns the memory requirements of a CUDA mipmapped array in `memory_requirements`
+    If the CUDA mipmapped array is not allocated with flag CUDA_ARRAY3D_DEFERRED_MAPPING
+    ERROR_INVALID_VALUE will be returned.
 
     The returned value in size represents the total size of the CUDA mipmapped array.
     The returned value in alignment represents the alignment necessary for mapping the
@@ -9652,15 +9681,16 @@ cpdef mipmapped_array_get_memory_requirements(intptr_t mipmap, int device):
 
     Returns
     -------
-    memoryRequirements : ArrayMemoryRequirements_v1
+    memory_requirements : ArrayMemoryRequirements_v1
         Pointer to CUDA_ARRAY_MEMORY_REQUIREMENTS
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -9678,18 +9708,18 @@ cpdef mipmapped_array_get_memory_requirements(intptr_t mipmap, int device):
 cpdef intptr_t array_get_plane(intptr_t h_array, unsigned int plane_idx) except? 0:
     """Gets a CUDA array plane from a CUDA array.
 
-    Returns, as `pPlaneArray`, a CUDA array that represents a single format plane of the
-    CUDA array `hArray`.
+    Returns, as `p_plane_array`, a CUDA array that represents a single format plane of
+    the CUDA array `h_array`.
 
-    If `planeIdx` is greater than the maximum number of planes in this array or if the
-    array does not have a multi-planar format e.g: ArrayFormat.CU_AD_FORMAT_NV12, then
-    CUDA_ERROR_INVALID_VALUE is returned.
+    If `plane_idx` is greater than the maximum number of planes in this array or if the
+    array does not have a multi-planar format e.g: ArrayFormat.NV12, then
+    ERROR_INVALID_VALUE is returned.
 
-    Note that if the `hArray` has format ArrayFormat.CU_AD_FORMAT_NV12, then passing in
-    0 for `planeIdx` returns a CUDA array of the same size as `hArray` but with one
-    channel and ArrayFormat.CU_AD_FORMAT_UNSIGNED_INT8 as its format. If 1 is passed for
-    `planeIdx`, then the returned CUDA array has half the height and width of `hArray`
-    with two channels and ArrayFormat.CU_AD_FORMAT_UNSIGNED_INT8 as its format.
+    Note that if the `h_array` has format ArrayFormat.NV12, then passing in 0 for
+    `plane_idx` returns a CUDA array of the same size as `h_array` but with one channel
+    and ArrayFormat.UNSIGNED_INT8 as its format. If 1 is passed for `plane_idx`, then
+    the returned CUDA array has half the height and width of `h_array` with two channels
+    and ArrayFormat.UNSIGNED_INT8 as its format.
 
     Parameters
     ----------
@@ -9700,16 +9730,17 @@ cpdef intptr_t array_get_plane(intptr_t h_array, unsigned int plane_idx) except?
 
     Returns
     -------
-    pPlaneArray : int
-        Returned CUDA array referenced by the `planeIdx`
+    p_plane_array : int
+        Returned CUDA array referenced by the `plane_idx`
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_INVALID_HANDLE
 
     See Also
     --------
@@ -9727,7 +9758,7 @@ cpdef intptr_t array_get_plane(intptr_t h_array, unsigned int plane_idx) except?
 cpdef array_destroy(intptr_t h_array):
     """Destroys a CUDA array.
 
-    Destroys the CUDA array `hArray`.
+    Destroys the CUDA array `h_array`.
 
     Parameters
     ----------
@@ -9741,11 +9772,11 @@ cpdef array_destroy(intptr_t h_array):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE,
-        CUDA_ERROR_ARRAY_IS_MAPPED, CUDA_ERROR_CONTEXT_IS_DESTROYED
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE, ERROR_ARRAY_IS_MAPPED, ERROR_CONTEXT_IS_DESTROYED
 
     See Also
     --------
@@ -9771,7 +9802,7 @@ cpdef intptr_t array_3d_create_v2(p_allocate_array) except? 0:
     """Creates a 3D CUDA array.
 
     Creates a CUDA array according to the CUDA_ARRAY3D_DESCRIPTOR structure
-    `pAllocateArray` and returns a handle to the new CUDA array as `pHandle`. The
+    `p_allocate_array` and returns a handle to the new CUDA array as `p_handle`. The
     CUDA_ARRAY3D_DESCRIPTOR is defined as:
 
 
@@ -9882,14 +9913,12 @@ cpdef intptr_t array_3d_create_v2(p_allocate_array) except? 0:
     Width, Height and Depth must meet certain size requirements as listed in the
     following table. All values are specified in elements. Note that for brevity's sake,
     the full name of the device attribute is not specified. For ex., TEXTURE1D_WIDTH
-    refers to the device attribute
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH.
+    refers to the device attribute DeviceAttribute.MAXIMUM_TEXTURE1D_WIDTH.
 
     Note that 2D CUDA arrays have different size requirements if the
     CUDA_ARRAY3D_TEXTURE_GATHER flag is set. Width and Height must not be greater than
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_WIDTH and
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_HEIGHT respectively, in
-    that case.
+    DeviceAttribute.MAXIMUM_TEXTURE2D_GATHER_WIDTH and
+    DeviceAttribute.MAXIMUM_TEXTURE2D_GATHER_HEIGHT respectively, in that case.
 
     - CUDA array type; Valid extents that must always be met {(width range in elements),
       (height range), (depth range)}; Valid extents with CUDA_ARRAY3D_SURFACE_LDST set
@@ -9952,17 +9981,17 @@ cpdef intptr_t array_3d_create_v2(p_allocate_array) except? 0:
 
     Returns
     -------
-    pHandle : int
+    p_handle : int
         Returned array
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_OUT_OF_MEMORY,
-        CUDA_ERROR_UNKNOWN
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_OUT_OF_MEMORY, ERROR_UNKNOWN
 
     See Also
     --------
@@ -9990,8 +10019,8 @@ cpdef intptr_t array_3d_create_v2(p_allocate_array) except? 0:
 cpdef array_3d_get_descriptor_v2(intptr_t h_array):
     """Get a 3D CUDA array descriptor.
 
-    Returns, as `pArrayDescriptor`, a descriptor containing information on the format
-    and dimensions of the CUDA array `hArray`. It is useful for subroutines that have
+    Returns, as `p_array_descriptor`, a descriptor containing information on the format
+    and dimensions of the CUDA array `h_array`. It is useful for subroutines that have
     been passed a CUDA array, but need to know the CUDA array parameters for validation
     or other purposes.
 
@@ -10005,17 +10034,17 @@ cpdef array_3d_get_descriptor_v2(intptr_t h_array):
 
     Returns
     -------
-    pArrayDescriptor : Array3dDescriptor_v2
+    p_array_descriptor : Array3dDescriptor_v2
         Returned 3D array descriptor
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE,
-        CUDA_ERROR_CONTEXT_IS_DESTROYED
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_INVALID_HANDLE, ERROR_CONTEXT_IS_DESTROYED
 
     See Also
     --------
@@ -10043,9 +10072,10 @@ cpdef intptr_t mipmapped_array_create(p_mipmapped_array_desc, unsigned int num_m
     """Creates a CUDA mipmapped array.
 
     Creates a CUDA mipmapped array according to the CUDA_ARRAY3D_DESCRIPTOR structure
-    `pMipmappedArrayDesc` and returns a handle to the new CUDA mipmapped array as
-    `pHandle`. `numMipmapLevels` specifies the number of mipmap levels to be allocated.
-    This value is clamped to the range [1, 1 + floor(log2(max(width, height, depth)))].
+    `p_mipmapped_array_desc` and returns a handle to the new CUDA mipmapped array as
+    `p_handle`. `num_mipmap_levels` specifies the number of mipmap levels to be
+    allocated. This value is clamped to the range [1, 1 + floor(log2(max(width, height,
+    depth)))].
 
     The CUDA_ARRAY3D_DESCRIPTOR is defined as:
 
@@ -10160,7 +10190,7 @@ cpdef intptr_t mipmapped_array_create(p_mipmapped_array_desc, unsigned int num_m
     following table. All values are specified in elements. Note that for brevity's sake,
     the full name of the device attribute is not specified. For ex.,
     TEXTURE1D_MIPMAPPED_WIDTH refers to the device attribute
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH.
+    DeviceAttribute.MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH.
 
     - CUDA array type; Valid extents that must always be met {(width range in elements),
       (height range), (depth range)}; Valid extents with CUDA_ARRAY3D_SURFACE_LDST set
@@ -10193,17 +10223,17 @@ cpdef intptr_t mipmapped_array_create(p_mipmapped_array_desc, unsigned int num_m
 
     Returns
     -------
-    pHandle : int
+    p_handle : int
         Returned mipmapped array
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_OUT_OF_MEMORY,
-        CUDA_ERROR_UNKNOWN
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_OUT_OF_MEMORY, ERROR_UNKNOWN
 
     See Also
     --------
@@ -10223,11 +10253,11 @@ cpdef intptr_t mipmapped_array_create(p_mipmapped_array_desc, unsigned int num_m
 cpdef intptr_t mipmapped_array_get_level(intptr_t h_mipmapped_array, unsigned int level) except? 0:
     """Gets a mipmap level of a CUDA mipmapped array.
 
-    Returns, as `pLevelArray`, a CUDA array that represents a single mipmap level of the
-    CUDA mipmapped array `hMipmappedArray`.
+    Returns, as `p_level_array`, a CUDA array that represents a single mipmap level of
+    the CUDA mipmapped array `h_mipmapped_array`.
 
     If `level` is greater than the maximum number of levels in this mipmapped array,
-    CUDA_ERROR_INVALID_VALUE is returned.
+    ERROR_INVALID_VALUE is returned.
 
     Parameters
     ----------
@@ -10238,16 +10268,17 @@ cpdef intptr_t mipmapped_array_get_level(intptr_t h_mipmapped_array, unsigned in
 
     Returns
     -------
-    pLevelArray : int
+    p_level_array : int
         Returned mipmap level CUDA array
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_INVALID_HANDLE
 
     See Also
     --------
@@ -10266,7 +10297,7 @@ cpdef intptr_t mipmapped_array_get_level(intptr_t h_mipmapped_array, unsigned in
 cpdef mipmapped_array_destroy(intptr_t h_mipmapped_array):
     """Destroys a CUDA mipmapped array.
 
-    Destroys the CUDA mipmapped array `hMipmappedArray`.
+    Destroys the CUDA mipmapped array `h_mipmapped_array`.
 
     Parameters
     ----------
@@ -10280,11 +10311,11 @@ cpdef mipmapped_array_destroy(intptr_t h_mipmapped_array):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE,
-        CUDA_ERROR_ARRAY_IS_MAPPED, CUDA_ERROR_CONTEXT_IS_DESTROYED
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE, ERROR_ARRAY_IS_MAPPED, ERROR_CONTEXT_IS_DESTROYED
 
     See Also
     --------
@@ -10309,22 +10340,21 @@ cpdef int mem_get_handle_for_address_range(uint64_t dptr, size_t size, int handl
 
     Users must ensure the `dptr` and `size` are aligned to the host page size.
 
-    When requesting
-    CUmemRangeHandleTypeMemRangeHandleType.CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, users
-    are expected to query for dma_buf support for the platform by using
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED device attribute before
-    calling this API. The `handle` will be interpreted as a pointer to an integer to
-    store the dma_buf file descriptor. Users must ensure the entire address range is
-    backed and mapped when the address range is allocated by mem_address_reserve. All
-    the physical allocations backing the address range must be resident on the same
-    device and have identical allocation properties. Users are also expected to retrieve
-    a new handle every time the underlying physical allocation(s) corresponding to a
-    previously queried VA range are changed.
+    When requesting CUmemRangeHandleTypeMemRangeHandleType.DMA_BUF_FD, users are
+    expected to query for dma_buf support for the platform by using
+    DeviceAttribute.DMA_BUF_SUPPORTED device attribute before calling this API. The
+    `handle` will be interpreted as a pointer to an integer to store the dma_buf file
+    descriptor. Users must ensure the entire address range is backed and mapped when the
+    address range is allocated by mem_address_reserve. All the physical allocations
+    backing the address range must be resident on the same device and have identical
+    allocation properties. Users are also expected to retrieve a new handle every time
+    the underlying physical allocation(s) corresponding to a previously queried VA range
+    are changed.
 
-    For CUmemRangeHandleTypeMemRangeHandleType.CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD,
-    users may set flags to MemRangeFlags.CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE.
-    Which when set on a supported platform, will give a DMA_BUF handle mapped via PCIE
-    BAR1 or will return an error otherwise.
+    For CUmemRangeHandleTypeMemRangeHandleType.DMA_BUF_FD, users may set flags to
+    MemRangeFlags.MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE. Which when set on a
+    supported platform, will give a DMA_BUF handle mapped via PCIE BAR1 or will return
+    an error otherwise.
 
     Parameters
     ----------
@@ -10332,14 +10362,12 @@ cpdef int mem_get_handle_for_address_range(uint64_t dptr, size_t size, int handl
         Pointer to a valid CUDA device allocation. Must be aligned to host page size.
     size : int
         Length of the address range. Must be aligned to host page size.
-    handle_type : MemRangeHandleType | int
+    handle_type : int
         Type of handle requested (defines type and size of the `handle` output
         parameter)
     flags : int
-        When requesting
-        CUmemRangeHandleTypeMemRangeHandleType.CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD the
-        value could be MemRangeFlags.CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE,
-        otherwise 0.
+        When requesting CUmemRangeHandleTypeMemRangeHandleType.DMA_BUF_FD the value
+        could be MemRangeFlags.MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE, otherwise 0.
 
     Returns
     -------
@@ -10349,9 +10377,10 @@ cpdef int mem_get_handle_for_address_range(uint64_t dptr, size_t size, int handl
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_SUPPORTED
+        ERROR_INVALID_VALUE, ERROR_NOT_SUPPORTED
     """
     cdef cydriver.CUresult _status
     cdef int _o_handle = 0
@@ -10366,7 +10395,7 @@ cpdef size_t mem_batch_decompress_async(params_array, size_t count, unsigned int
     """Submit a batch of `count` independent decompression operations.
 
     Each of the `count` decompression operations is described by a single entry in the
-    `paramsArray` array. Once the batch has been submitted, the function will return,
+    `params_array` array. Once the batch has been submitted, the function will return,
     and decompression will happen asynchronously w.r.t. the CPU. To the work completion
     tracking mechanisms in the CUDA driver, the batch will be considered a single unit
     of work and processed according to stream semantics, i.e., it is not possible to
@@ -10393,7 +10422,7 @@ cpdef size_t mem_batch_decompress_async(params_array, size_t count, unsigned int
     params_array : MemDecompressParams | int | None
         The array of structures describing the independent decompression operations.
     count : int
-        The number of entries in `paramsArray` array.
+        The number of entries in `params_array` array.
     flags : int
         Must be 0.
     stream : int
@@ -10401,10 +10430,10 @@ cpdef size_t mem_batch_decompress_async(params_array, size_t count, unsigned int
 
     Returns
     -------
-    errorIndex : int
-        The index into `paramsArray` of the decompression operation for which the error
+    error_index : int
+        The index into `params_array` of the decompression operation for which the error
         returned by this function pertains to. If index is SIZE_MAX and the value
-        returned is not CUDA_SUCCESS, then the error returned by this function should be
+        returned is not SUCCESS, then the error returned by this function should be
         considered a general error that does not pertain to a particular decompression
         operation. May be NULL, in which case, no index will be recorded in the event of
         error.
@@ -10412,10 +10441,11 @@ cpdef size_t mem_batch_decompress_async(params_array, size_t count, unsigned int
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_INVALID_HANDLE
 
     See Also
     --------
@@ -10461,10 +10491,11 @@ cpdef uint64_t mem_address_reserve(size_t size, size_t alignment, uint64_t addr,
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_OUT_OF_MEMORY, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_PERMITTED, CUDA_ERROR_NOT_SUPPORTED
+        ERROR_INVALID_VALUE, ERROR_OUT_OF_MEMORY, ERROR_NOT_INITIALIZED,
+        ERROR_DEINITIALIZED, ERROR_NOT_PERMITTED, ERROR_NOT_SUPPORTED
 
     See Also
     --------
@@ -10500,10 +10531,11 @@ cpdef mem_address_free(uint64_t ptr, size_t size):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_DEINITIALIZED,
-        CUDA_ERROR_NOT_PERMITTED, CUDA_ERROR_NOT_SUPPORTED
+        ERROR_INVALID_VALUE, ERROR_NOT_INITIALIZED, ERROR_DEINITIALIZED,
+        ERROR_NOT_PERMITTED, ERROR_NOT_SUPPORTED
 
     See Also
     --------
@@ -10528,20 +10560,17 @@ cpdef uint64_t mem_create(size_t size, prop, unsigned long long flags) except? 0
     pass an LPSECURITYATTRIBUTE in `prop` to be associated with this handle which limits
     or allows access to this handle for a recipient process (see win32HandleMetaData for
     more). The `size` of this allocation must be a multiple of the the value given via
-    mem_get_allocation_granularity with the
-    MemAllocationGranularityFlags.CU_MEM_ALLOC_GRANULARITY_MINIMUM flag. To create a CPU
-    allocation targeting a specific host NUMA node, applications must set
-    CUmemLocationtype to MemLocationType.CU_MEM_LOCATION_TYPE_HOST_NUMA and
-    CUmemLocationid must specify the NUMA ID of the CPU. On systems where NUMA is not
-    available CUmemLocationid must be set to 0. Specifying
-    MemLocationType.CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT or
-    MemLocationType.CU_MEM_LOCATION_TYPE_HOST as the type will result in
-    CUDA_ERROR_INVALID_VALUE.
+    mem_get_allocation_granularity with the MemAllocationGranularityFlags.MINIMUM flag.
+    To create a CPU allocation targeting a specific host NUMA node, applications must
+    set CUmemLocationtype to MemLocationType.HOST_NUMA and CUmemLocationid must specify
+    the NUMA ID of the CPU. On systems where NUMA is not available CUmemLocationid must
+    be set to 0. Specifying MemLocationType.HOST_NUMA_CURRENT or MemLocationType.HOST as
+    the type will result in ERROR_INVALID_VALUE.
 
-    Applications that intend to use MemAllocationHandleType.CU_MEM_HANDLE_TYPE_FABRIC
-    based memory sharing must ensure: (1) `nvidia-caps-imex-channels` character device
-    is created by the driver and is listed under /proc/devices (2) have at least one
-    IMEX channel file accessible by the user launching the application.
+    Applications that intend to use MemAllocationHandleType.FABRIC based memory sharing
+    must ensure: (1) `nvidia-caps-imex-channels` character device is created by the
+    driver and is listed under /proc/devices (2) have at least one IMEX channel file
+    accessible by the user launching the application.
 
     When exporter and importer CUDA processes have been granted access to the same IMEX
     channel, they can securely share memory.
@@ -10577,11 +10606,12 @@ cpdef uint64_t mem_create(size_t size, prop, unsigned long long flags) except? 0
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_OUT_OF_MEMORY, CUDA_ERROR_INVALID_DEVICE,
-        CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_PERMITTED,
-        CUDA_ERROR_NOT_SUPPORTED
+        ERROR_INVALID_VALUE, ERROR_OUT_OF_MEMORY, ERROR_INVALID_DEVICE,
+        ERROR_NOT_INITIALIZED, ERROR_DEINITIALIZED, ERROR_NOT_PERMITTED,
+        ERROR_NOT_SUPPORTED
 
     See Also
     --------
@@ -10622,10 +10652,11 @@ cpdef mem_release(uint64_t handle):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_DEINITIALIZED,
-        CUDA_ERROR_NOT_PERMITTED, CUDA_ERROR_NOT_SUPPORTED
+        ERROR_INVALID_VALUE, ERROR_NOT_INITIALIZED, ERROR_DEINITIALIZED,
+        ERROR_NOT_PERMITTED, ERROR_NOT_SUPPORTED
 
     See Also
     --------
@@ -10646,12 +10677,12 @@ cpdef mem_map(uint64_t ptr, size_t size, size_t offset, uint64_t handle, unsigne
     previously reserved with mem_address_reserve, and `offset` + `size` must be less
     than the size of the memory allocation. Both `ptr`, `size`, and `offset` must be a
     multiple of the value given via mem_get_allocation_granularity with the
-    MemAllocationGranularityFlags.CU_MEM_ALLOC_GRANULARITY_MINIMUM flag. If `handle`
-    represents a multicast object, `ptr`, `size` and `offset` must be aligned to the
-    value returned by multicast_get_granularity with the flag
-    CU_MULTICAST_MINIMUM_GRANULARITY. For best performance however, it is recommended
-    that `ptr`, `size` and `offset` be aligned to the value returned by
-    multicast_get_granularity with the flag CU_MULTICAST_RECOMMENDED_GRANULARITY.
+    MemAllocationGranularityFlags.MINIMUM flag. If `handle` represents a multicast
+    object, `ptr`, `size` and `offset` must be aligned to the value returned by
+    multicast_get_granularity with the flag CU_MULTICAST_MINIMUM_GRANULARITY. For best
+    performance however, it is recommended that `ptr`, `size` and `offset` be aligned to
+    the value returned by multicast_get_granularity with the flag
+    CU_MULTICAST_RECOMMENDED_GRANULARITY.
 
     When `handle` represents a multicast object, this call may return
     CUDA_ERROR_ILLEGAL_STATE if the system configuration is in an illegal state. In such
@@ -10691,11 +10722,12 @@ cpdef mem_map(uint64_t ptr, size_t size, size_t offset, uint64_t handle, unsigne
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_DEVICE, CUDA_ERROR_OUT_OF_MEMORY,
-        CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_PERMITTED,
-        CUDA_ERROR_NOT_SUPPORTED, CUDA_ERROR_ILLEGAL_STATE
+        ERROR_INVALID_VALUE, ERROR_INVALID_DEVICE, ERROR_OUT_OF_MEMORY,
+        ERROR_NOT_INITIALIZED, ERROR_DEINITIALIZED, ERROR_NOT_PERMITTED,
+        ERROR_NOT_SUPPORTED, ERROR_ILLEGAL_STATE
 
     See Also
     --------
@@ -10714,7 +10746,7 @@ cpdef mem_map_array_async(map_info_list, unsigned int count, intptr_t h_stream):
 
     Performs map or unmap operations on subregions of sparse CUDA arrays and sparse CUDA
     mipmapped arrays. Each operation is specified by a CUarrayMapInfo entry in the
-    `mapInfoList` array of size `count`. The structure CUarrayMapInfo is defined as
+    `map_info_list` array of size `count`. The structure CUarrayMapInfo is defined as
     follow:
 
 
@@ -10758,16 +10790,16 @@ cpdef mem_map_array_async(map_info_list, unsigned int count, intptr_t h_stream):
         } CUarrayMapInfo;
 
     where resourceType specifies the type of resource to be operated on. If resourceType
-    is set to ResourceType.CU_RESOURCE_TYPE_ARRAY then resourcearray must be set to a
-    valid sparse CUDA array handle. The CUDA array must be either a 2D, 2D layered or 3D
-    CUDA array and must have been allocated using array_create_v2 or array_3d_create_v2
-    with the flag CUDA_ARRAY3D_SPARSE or CUDA_ARRAY3D_DEFERRED_MAPPING. For CUDA arrays
-    obtained using mipmapped_array_get_level, CUDA_ERROR_INVALID_VALUE will be returned.
-    If resourceType is set to ResourceType.CU_RESOURCE_TYPE_MIPMAPPED_ARRAY then
-    resourcemipmap must be set to a valid sparse CUDA mipmapped array handle. The CUDA
-    mipmapped array must be either a 2D, 2D layered or 3D CUDA mipmapped array and must
-    have been allocated using mipmapped_array_create with the flag CUDA_ARRAY3D_SPARSE
-    or CUDA_ARRAY3D_DEFERRED_MAPPING.
+    is set to ResourceType.ARRAY then resourcearray must be set to a valid sparse CUDA
+    array handle. The CUDA array must be either a 2D, 2D layered or 3D CUDA array and
+    must have been allocated using array_create_v2 or array_3d_create_v2 with the flag
+    CUDA_ARRAY3D_SPARSE or CUDA_ARRAY3D_DEFERRED_MAPPING. For CUDA arrays obtained using
+    mipmapped_array_get_level, ERROR_INVALID_VALUE will be returned. If resourceType is
+    set to ResourceType.MIPMAPPED_ARRAY then resourcemipmap must be set to a valid
+    sparse CUDA mipmapped array handle. The CUDA mipmapped array must be either a 2D, 2D
+    layered or 3D CUDA mipmapped array and must have been allocated using
+    mipmapped_array_create with the flag CUDA_ARRAY3D_SPARSE or
+    CUDA_ARRAY3D_DEFERRED_MAPPING.
 
     subresourceType specifies the type of subresource within the resource.
     CUarraySparseSubresourceType_enum is defined as:
@@ -10778,15 +10810,12 @@ cpdef mem_map_array_async(map_info_list, unsigned int count, intptr_t h_stream):
         CU_ARRAY_SPARSE_SUBRESOURCE_TYPE_MIPTAIL = 1
         } CUarraySparseSubresourceType;
 
-    where ArraySparseSubresourceType.CU_ARRAY_SPARSE_SUBRESOURCE_TYPE_SPARSE_LEVEL
-    indicates a sparse-miplevel which spans at least one tile in every dimension. The
-    remaining miplevels which are too small to span at least one tile in any dimension
-    constitute the mip tail region as indicated by
-    ArraySparseSubresourceType.CU_ARRAY_SPARSE_SUBRESOURCE_TYPE_MIPTAIL subresource
-    type.
+    where ArraySparseSubresourceType.SPARSE_LEVEL indicates a sparse-miplevel which
+    spans at least one tile in every dimension. The remaining miplevels which are too
+    small to span at least one tile in any dimension constitute the mip tail region as
+    indicated by ArraySparseSubresourceType.MIPTAIL subresource type.
 
-    If subresourceType is set to
-    ArraySparseSubresourceType.CU_ARRAY_SPARSE_SUBRESOURCE_TYPE_SPARSE_LEVEL then
+    If subresourceType is set to ArraySparseSubresourceType.SPARSE_LEVEL then
     subresourcesparseLevel struct must contain valid array subregion offsets and
     extents. The subresourceoffsetX, subresourceoffsetY and subresourceoffsetZ must
     specify valid X, Y and Z offsets respectively. The subresourceextentWidth,
@@ -10800,8 +10829,7 @@ cpdef mem_map_array_async(map_info_list, unsigned int count, intptr_t h_stream):
     extents can be obtained by calling array_get_sparse_properties and
     mipmapped_array_get_sparse_properties
 
-    If subresourceType is set to
-    ArraySparseSubresourceType.CU_ARRAY_SPARSE_SUBRESOURCE_TYPE_MIPTAIL then
+    If subresourceType is set to ArraySparseSubresourceType.MIPTAIL then
     subresourcemiptail struct must contain valid mip tail offset in subresourceoffset
     and size in subresourcesize. Both, mip tail offset and mip tail size must be aligned
     to the tile size. For layered CUDA mipmapped arrays which don't have the flag
@@ -10820,20 +10848,20 @@ cpdef mem_map_array_async(map_info_list, unsigned int count, intptr_t h_stream):
         CU_MEM_OPERATION_TYPE_UNMAP = 2
         } CUmemOperationType;
 
-    If memOperationType is set to MemOperationType.CU_MEM_OPERATION_TYPE_MAP then the
-    subresource will be mapped onto the tile pool memory specified by memHandle at
-    offset offset. The tile pool allocation has to be created by specifying the
-    CU_MEM_CREATE_USAGE_TILE_POOL flag when calling mem_create. Also, memHandleType must
-    be set to MemHandleType.CU_MEM_HANDLE_TYPE_GENERIC.
+    If memOperationType is set to MemOperationType.MAP then the subresource will be
+    mapped onto the tile pool memory specified by memHandle at offset offset. The tile
+    pool allocation has to be created by specifying the CU_MEM_CREATE_USAGE_TILE_POOL
+    flag when calling mem_create. Also, memHandleType must be set to
+    MemHandleType.GENERIC.
 
-    If memOperationType is set to MemOperationType.CU_MEM_OPERATION_TYPE_UNMAP then an
-    unmapping operation is performed. memHandle must be NULL.
+    If memOperationType is set to MemOperationType.UNMAP then an unmapping operation is
+    performed. memHandle must be NULL.
 
     deviceBitMask specifies the list of devices that must map or unmap physical memory.
     Currently, this mask must have exactly one bit set, and the corresponding device
     must match the device associated with the stream. If memOperationType is set to
-    MemOperationType.CU_MEM_OPERATION_TYPE_MAP, the device must also match the device
-    associated with the tile pool memory allocation as specified by memHandle.
+    MemOperationType.MAP, the device must also match the device associated with the tile
+    pool memory allocation as specified by memHandle.
 
     flags and reserved[] are unused and must be set to zero.
 
@@ -10842,7 +10870,7 @@ cpdef mem_map_array_async(map_info_list, unsigned int count, intptr_t h_stream):
     map_info_list : ArrayMapInfo_v1 | int | None
         List of CUarrayMapInfo
     count : int
-        Count of CUarrayMapInfo in `mapInfoList`
+        Count of CUarrayMapInfo in `map_info_list`
     h_stream : int
         Stream identifier for the stream to use for map or unmap operations
 
@@ -10853,9 +10881,10 @@ cpdef mem_map_array_async(map_info_list, unsigned int count, intptr_t h_stream):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE
+        ERROR_INVALID_VALUE, ERROR_INVALID_HANDLE
 
     See Also
     --------
@@ -10897,10 +10926,11 @@ cpdef mem_unmap(uint64_t ptr, size_t size):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_DEINITIALIZED,
-        CUDA_ERROR_NOT_PERMITTED, CUDA_ERROR_NOT_SUPPORTED
+        ERROR_INVALID_VALUE, ERROR_NOT_INITIALIZED, ERROR_DEINITIALIZED,
+        ERROR_NOT_PERMITTED, ERROR_NOT_SUPPORTED
 
     See Also
     --------
@@ -10920,15 +10950,14 @@ cpdef mem_set_access(uint64_t ptr, size_t size, desc, size_t count):
     Given the virtual address range via `ptr` and `size`, and the locations in the array
     given by `desc` and `count`, set the access flags for the target locations. The
     range must be a fully mapped address range containing all allocations created by
-    mem_map / mem_create. Users cannot specify
-    MemLocationType.CU_MEM_LOCATION_TYPE_HOST_NUMA accessibility for allocations created
-    on with other location types. Note: When CUmemLocationtype is
-    MemLocationType.CU_MEM_LOCATION_TYPE_HOST_NUMA, CUmemLocationid is ignored. When
-    setting the access flags for a virtual address range mapping a multicast object,
-    `ptr` and `size` must be aligned to the value returned by multicast_get_granularity
-    with the flag CU_MULTICAST_MINIMUM_GRANULARITY. For best performance however, it is
-    recommended that `ptr` and `size` be aligned to the value returned by
-    multicast_get_granularity with the flag CU_MULTICAST_RECOMMENDED_GRANULARITY.
+    mem_map / mem_create. Users cannot specify MemLocationType.HOST_NUMA accessibility
+    for allocations created on with other location types. Note: When CUmemLocationtype
+    is MemLocationType.HOST_NUMA, CUmemLocationid is ignored. When setting the access
+    flags for a virtual address range mapping a multicast object, `ptr` and `size` must
+    be aligned to the value returned by multicast_get_granularity with the flag
+    CU_MULTICAST_MINIMUM_GRANULARITY. For best performance however, it is recommended
+    that `ptr` and `size` be aligned to the value returned by multicast_get_granularity
+    with the flag CU_MULTICAST_RECOMMENDED_GRANULARITY.
 
     Parameters
     ----------
@@ -10950,9 +10979,10 @@ cpdef mem_set_access(uint64_t ptr, size_t size, desc, size_t count):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_DEVICE, CUDA_ERROR_NOT_SUPPORTED
+        ERROR_INVALID_VALUE, ERROR_INVALID_DEVICE, ERROR_NOT_SUPPORTED
 
     See Also
     --------
@@ -10984,10 +11014,11 @@ cpdef unsigned long long mem_get_access(location, uint64_t ptr) except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_DEVICE, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_PERMITTED, CUDA_ERROR_NOT_SUPPORTED
+        ERROR_INVALID_VALUE, ERROR_INVALID_DEVICE, ERROR_NOT_INITIALIZED,
+        ERROR_DEINITIALIZED, ERROR_NOT_PERMITTED, ERROR_NOT_SUPPORTED
 
     See Also
     --------
@@ -11007,17 +11038,17 @@ cpdef uint64_t mem_import_from_shareable_handle(intptr_t os_handle, int sh_handl
     """Imports an allocation from a requested shareable handle type.
 
     If the current process cannot support the memory described by this shareable handle,
-    this API will error as CUDA_ERROR_NOT_SUPPORTED.
+    this API will error as ERROR_NOT_SUPPORTED.
 
-    If `shHandleType` is MemAllocationHandleType.CU_MEM_HANDLE_TYPE_FABRIC and the
-    importer process has not been granted access to the same IMEX channel as the
-    exporter process, this API will error as CUDA_ERROR_NOT_PERMITTED.
+    If `sh_handle_type` is MemAllocationHandleType.FABRIC and the importer process has
+    not been granted access to the same IMEX channel as the exporter process, this API
+    will error as ERROR_NOT_PERMITTED.
 
     Parameters
     ----------
-    os_handle : Buffer | int
+    os_handle : int
         Shareable Handle representing the memory allocation that is to be imported.
-    sh_handle_type : MemAllocationHandleType | int
+    sh_handle_type : int
         handle type of the exported handle CUmemAllocationHandleType.
 
     Returns
@@ -11028,10 +11059,11 @@ cpdef uint64_t mem_import_from_shareable_handle(intptr_t os_handle, int sh_handl
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_DEINITIALIZED,
-        CUDA_ERROR_NOT_PERMITTED, CUDA_ERROR_NOT_SUPPORTED
+        ERROR_INVALID_VALUE, ERROR_NOT_INITIALIZED, ERROR_DEINITIALIZED,
+        ERROR_NOT_PERMITTED, ERROR_NOT_SUPPORTED
 
     See Also
     --------
@@ -11065,7 +11097,7 @@ cpdef size_t mem_get_allocation_granularity(prop, int option) except? 0:
     ----------
     prop : MemAllocationProp_v1 | int | None
         Property for which to determine the granularity for
-    option : MemAllocationGranularityFlags | int
+    option : int
         Determines which granularity to return
 
     Returns
@@ -11076,10 +11108,11 @@ cpdef size_t mem_get_allocation_granularity(prop, int option) except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_DEINITIALIZED,
-        CUDA_ERROR_NOT_PERMITTED, CUDA_ERROR_NOT_SUPPORTED
+        ERROR_INVALID_VALUE, ERROR_NOT_INITIALIZED, ERROR_DEINITIALIZED,
+        ERROR_NOT_PERMITTED, ERROR_NOT_SUPPORTED
 
     See Also
     --------
@@ -11113,10 +11146,11 @@ cpdef mem_get_allocation_properties_from_handle(uint64_t handle):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_DEINITIALIZED,
-        CUDA_ERROR_NOT_PERMITTED, CUDA_ERROR_NOT_SUPPORTED
+        ERROR_INVALID_VALUE, ERROR_NOT_INITIALIZED, ERROR_DEINITIALIZED,
+        ERROR_NOT_PERMITTED, ERROR_NOT_SUPPORTED
 
     See Also
     --------
@@ -11141,7 +11175,7 @@ cpdef uint64_t mem_retain_allocation_handle(intptr_t addr) except? 0:
 
     Parameters
     ----------
-    addr : Buffer | int
+    addr : int
         Memory address to query, that has been mapped previously.
 
     Returns
@@ -11152,10 +11186,11 @@ cpdef uint64_t mem_retain_allocation_handle(intptr_t addr) except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_DEINITIALIZED,
-        CUDA_ERROR_NOT_PERMITTED, CUDA_ERROR_NOT_SUPPORTED
+        ERROR_INVALID_VALUE, ERROR_NOT_INITIALIZED, ERROR_DEINITIALIZED,
+        ERROR_NOT_PERMITTED, ERROR_NOT_SUPPORTED
 
     See Also
     --------
@@ -11178,7 +11213,7 @@ cpdef uint64_t mem_retain_allocation_handle(intptr_t addr) except? 0:
 cpdef mem_free_async(uint64_t dptr, intptr_t h_stream):
     """Frees memory with stream ordered semantics.
 
-    Inserts a free operation into `hStream`. The allocation must not be accessed after
+    Inserts a free operation into `h_stream`. The allocation must not be accessed after
     stream execution reaches the free. After this API returns, accessing the memory from
     any subsequent work launched on the GPU or querying its pointer attributes results
     in undefined behavior.
@@ -11197,10 +11232,11 @@ cpdef mem_free_async(uint64_t dptr, intptr_t h_stream):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_CONTEXT
-        (default stream specified with no current context), CUDA_ERROR_NOT_SUPPORTED
+        ERROR_INVALID_VALUE, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT (default
+        stream specified with no current context), ERROR_NOT_SUPPORTED
 
     Notes
     -----
@@ -11217,8 +11253,8 @@ cpdef mem_free_async(uint64_t dptr, intptr_t h_stream):
 cpdef uint64_t mem_alloc_async(size_t bytesize, intptr_t h_stream) except? 0:
     """Allocates memory with stream ordered semantics.
 
-    Inserts an allocation operation into `hStream`. A pointer to the allocated memory is
-    returned immediately as `dptr`. The allocation must not be accessed until the the
+    Inserts an allocation operation into `h_stream`. A pointer to the allocated memory
+    is returned immediately as `dptr`. The allocation must not be accessed until the the
     allocation operation completes. The allocation comes from the memory pool current to
     the stream's device.
 
@@ -11238,11 +11274,12 @@ cpdef uint64_t mem_alloc_async(size_t bytesize, intptr_t h_stream) except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_CONTEXT
-        (default stream specified with no current context), CUDA_ERROR_NOT_SUPPORTED,
-        CUDA_ERROR_OUT_OF_MEMORY
+        ERROR_INVALID_VALUE, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT (default
+        stream specified with no current context), ERROR_NOT_SUPPORTED,
+        ERROR_OUT_OF_MEMORY
 
     See Also
     --------
@@ -11297,9 +11334,10 @@ cpdef mem_pool_trim_to(intptr_t pool, size_t min_bytes_to_keep):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE
+        ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -11340,9 +11378,10 @@ cpdef mem_pool_set_access(intptr_t pool, map, size_t count):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE
+        ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -11377,7 +11416,8 @@ cpdef int mem_pool_get_access(intptr_t mem_pool, location) except? -1:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`.
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`.
 
     See Also
     --------
@@ -11397,26 +11437,24 @@ cpdef int mem_pool_get_access(intptr_t mem_pool, location) except? -1:
 cpdef intptr_t mem_pool_create(pool_props) except? 0:
     """Creates a memory pool.
 
-    Creates a CUDA memory pool and returns the handle in `pool`. The `poolProps`
+    Creates a CUDA memory pool and returns the handle in `pool`. The `pool_props`
     determines the properties of the pool such as the backing device and IPC
     capabilities.
 
     To create a memory pool targeting a specific host NUMA node, applications must set
-    CUmemLocationtype to MemLocationType.CU_MEM_LOCATION_TYPE_HOST_NUMA and
-    CUmemLocationid must specify the NUMA ID of the host memory node. Specifying
-    MemLocationType.CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT or
-    MemLocationType.CU_MEM_LOCATION_TYPE_HOST as the CUmemLocationtype will result in
-    CUDA_ERROR_INVALID_VALUE. By default, the pool's memory will be accessible from the
-    device it is allocated on. In the case of pools created with
-    MemLocationType.CU_MEM_LOCATION_TYPE_HOST_NUMA, their default accessibility will be
-    from the host CPU. Applications can control the maximum size of the pool by
-    specifying a non-zero value for maxSize. If set to 0, the maximum size of the pool
-    will default to a system dependent value.
+    CUmemLocationtype to MemLocationType.HOST_NUMA and CUmemLocationid must specify the
+    NUMA ID of the host memory node. Specifying MemLocationType.HOST_NUMA_CURRENT or
+    MemLocationType.HOST as the CUmemLocationtype will result in ERROR_INVALID_VALUE. By
+    default, the pool's memory will be accessible from the device it is allocated on. In
+    the case of pools created with MemLocationType.HOST_NUMA, their default
+    accessibility will be from the host CPU. Applications can control the maximum size
+    of the pool by specifying a non-zero value for maxSize. If set to 0, the maximum
+    size of the pool will default to a system dependent value.
 
-    Applications that intend to use MemAllocationHandleType.CU_MEM_HANDLE_TYPE_FABRIC
-    based memory sharing must ensure: (1) `nvidia-caps-imex-channels` character device
-    is created by the driver and is listed under /proc/devices (2) have at least one
-    IMEX channel file accessible by the user launching the application.
+    Applications that intend to use MemAllocationHandleType.FABRIC based memory sharing
+    must ensure: (1) `nvidia-caps-imex-channels` character device is created by the
+    driver and is listed under /proc/devices (2) have at least one IMEX channel file
+    accessible by the user launching the application.
 
     When exporter and importer CUDA processes have been granted access to the same IMEX
     channel, they can securely share memory.
@@ -11442,10 +11480,11 @@ cpdef intptr_t mem_pool_create(pool_props) except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_OUT_OF_MEMORY,
-        CUDA_ERROR_NOT_PERMITTED, CUDA_ERROR_NOT_SUPPORTED
+        ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE, ERROR_OUT_OF_MEMORY,
+        ERROR_NOT_PERMITTED, ERROR_NOT_SUPPORTED
 
     See Also
     --------
@@ -11488,9 +11527,10 @@ cpdef mem_pool_destroy(intptr_t pool):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -11511,8 +11551,8 @@ cpdef mem_pool_destroy(intptr_t pool):
 cpdef uint64_t mem_alloc_from_pool_async(size_t bytesize, intptr_t pool, intptr_t h_stream) except? 0:
     """Allocates memory from a specified pool with stream ordered semantics.
 
-    Inserts an allocation operation into `hStream`. A pointer to the allocated memory is
-    returned immediately as `dptr`. The allocation must not be accessed until the the
+    Inserts an allocation operation into `h_stream`. A pointer to the allocated memory
+    is returned immediately as `dptr`. The allocation must not be accessed until the the
     allocation operation completes. The allocation comes from the specified memory pool.
 
     - Basic stream ordering allows future work submitted into the same stream to use the
@@ -11537,11 +11577,12 @@ cpdef uint64_t mem_alloc_from_pool_async(size_t bytesize, intptr_t pool, intptr_
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_CONTEXT
-        (default stream specified with no current context), CUDA_ERROR_NOT_SUPPORTED,
-        CUDA_ERROR_OUT_OF_MEMORY
+        ERROR_INVALID_VALUE, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT (default
+        stream specified with no current context), ERROR_NOT_SUPPORTED,
+        ERROR_OUT_OF_MEMORY
 
     See Also
     --------
@@ -11551,7 +11592,7 @@ cpdef uint64_t mem_alloc_from_pool_async(size_t bytesize, intptr_t pool, intptr_
     Notes
     -----
     - The specified memory pool may be from a device different than that of the
-      specified `hStream`.
+      specified `h_stream`.
 
     During stream capture, this function results in the creation of an allocation node.
     In this case, the allocation is owned by the graph instead of the memory pool. The
@@ -11572,15 +11613,15 @@ cpdef intptr_t mem_pool_import_from_shareable_handle(intptr_t handle, int handle
     Specific allocations can be imported from the imported pool with
     cuMemPoolImportPointer.
 
-    If `handleType` is MemAllocationHandleType.CU_MEM_HANDLE_TYPE_FABRIC and the
-    importer process has not been granted access to the same IMEX channel as the
-    exporter process, this API will error as CUDA_ERROR_NOT_PERMITTED.
+    If `handle_type` is MemAllocationHandleType.FABRIC and the importer process has not
+    been granted access to the same IMEX channel as the exporter process, this API will
+    error as ERROR_NOT_PERMITTED.
 
     Parameters
     ----------
-    handle : Buffer | int
+    handle : int
         OS handle of the pool to open
-    handle_type : MemAllocationHandleType | int
+    handle_type : int
         The type of handle being imported
     flags : int
         must be 0
@@ -11593,9 +11634,10 @@ cpdef intptr_t mem_pool_import_from_shareable_handle(intptr_t handle, int handle
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_OUT_OF_MEMORY
+        ERROR_INVALID_VALUE, ERROR_NOT_INITIALIZED, ERROR_OUT_OF_MEMORY
 
     See Also
     --------
@@ -11620,7 +11662,7 @@ cpdef intptr_t mem_pool_import_from_shareable_handle(intptr_t handle, int handle
 cpdef mem_pool_export_pointer(uint64_t ptr):
     """Export data to share a memory pool allocation between processes.
 
-    Constructs `shareData_out` for sharing a specific allocation from an already shared
+    Constructs `share_data_out` for sharing a specific allocation from an already shared
     memory pool. The recipient process can import the allocation with the
     mem_pool_import_pointer api. The data is not a handle and may be shared through any
     IPC mechanism.
@@ -11632,15 +11674,16 @@ cpdef mem_pool_export_pointer(uint64_t ptr):
 
     Returns
     -------
-    shareData_out : MemPoolPtrExportData_v1
+    share_data_out : MemPoolPtrExportData_v1
         Returned export data
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_OUT_OF_MEMORY
+        ERROR_INVALID_VALUE, ERROR_NOT_INITIALIZED, ERROR_OUT_OF_MEMORY
 
     See Also
     --------
@@ -11681,9 +11724,10 @@ cpdef uint64_t mem_pool_import_pointer(intptr_t pool, share_data) except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_OUT_OF_MEMORY
+        ERROR_INVALID_VALUE, ERROR_NOT_INITIALIZED, ERROR_OUT_OF_MEMORY
 
     See Also
     --------
@@ -11719,10 +11763,9 @@ cpdef uint64_t multicast_create(prop) except? 0:
     multicast_unbind. The total amount of memory that can be bound per device is
     specified by :CUmulticastObjectPropsize. This size must be a multiple of the value
     returned by multicast_get_granularity with the flag
-    MulticastGranularityFlags.CU_MULTICAST_GRANULARITY_MINIMUM. For best performance
-    however, the size should be aligned to the value returned by
-    multicast_get_granularity with the flag
-    MulticastGranularityFlags.CU_MULTICAST_GRANULARITY_RECOMMENDED.
+    MulticastGranularityFlags.MINIMUM. For best performance however, the size should be
+    aligned to the value returned by multicast_get_granularity with the flag
+    MulticastGranularityFlags.RECOMMENDED.
 
     After all participating devices have been added, multicast objects can also be
     mapped to a device's virtual address space using the virtual memory management APIs
@@ -11739,17 +11782,18 @@ cpdef uint64_t multicast_create(prop) except? 0:
 
     Returns
     -------
-    mcHandle : int
+    mc_handle : int
         Value of handle returned.
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_OUT_OF_MEMORY, CUDA_ERROR_INVALID_DEVICE,
-        CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_PERMITTED,
-        CUDA_ERROR_NOT_SUPPORTED
+        ERROR_INVALID_VALUE, ERROR_OUT_OF_MEMORY, ERROR_INVALID_DEVICE,
+        ERROR_NOT_INITIALIZED, ERROR_DEINITIALIZED, ERROR_NOT_PERMITTED,
+        ERROR_NOT_SUPPORTED
 
     See Also
     --------
@@ -11794,11 +11838,12 @@ cpdef multicast_add_device(uint64_t mc_handle, int dev):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_OUT_OF_MEMORY, CUDA_ERROR_INVALID_DEVICE,
-        CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_PERMITTED,
-        CUDA_ERROR_NOT_SUPPORTED
+        ERROR_INVALID_VALUE, ERROR_OUT_OF_MEMORY, ERROR_INVALID_DEVICE,
+        ERROR_NOT_INITIALIZED, ERROR_DEINITIALIZED, ERROR_NOT_PERMITTED,
+        ERROR_NOT_SUPPORTED
 
     See Also
     --------
@@ -11814,19 +11859,18 @@ cpdef multicast_add_device(uint64_t mc_handle, int dev):
 cpdef multicast_bind_mem(uint64_t mc_handle, size_t mc_offset, uint64_t mem_handle, size_t mem_offset, size_t size, unsigned long long flags):
     """Bind a memory allocation represented by a handle to a multicast object.
 
-    Binds a memory allocation specified by `memHandle` and created via mem_create to a
-    multicast object represented by `mcHandle` and created via multicast_create. The
-    intended `size` of the bind, the offset in the multicast range `mcOffset` as well as
-    the offset in the memory `memOffset` must be a multiple of the value returned by
-    multicast_get_granularity with the flag
-    MulticastGranularityFlags.CU_MULTICAST_GRANULARITY_MINIMUM. For best performance
-    however, `size`, `mcOffset` and `memOffset` should be aligned to the granularity of
-    the memory allocation(see mem_get_allocation_granularity) or to the value returned
-    by multicast_get_granularity with the flag
-    MulticastGranularityFlags.CU_MULTICAST_GRANULARITY_RECOMMENDED.
+    Binds a memory allocation specified by `mem_handle` and created via mem_create to a
+    multicast object represented by `mc_handle` and created via multicast_create. The
+    intended `size` of the bind, the offset in the multicast range `mc_offset` as well
+    as the offset in the memory `mem_offset` must be a multiple of the value returned by
+    multicast_get_granularity with the flag MulticastGranularityFlags.MINIMUM. For best
+    performance however, `size`, `mc_offset` and `mem_offset` should be aligned to the
+    granularity of the memory allocation(see mem_get_allocation_granularity) or to the
+    value returned by multicast_get_granularity with the flag
+    MulticastGranularityFlags.RECOMMENDED.
 
-    The `size` + `memOffset` cannot be larger than the size of the allocated memory.
-    Similarly the `size` + `mcOffset` cannot be larger than the size of the multicast
+    The `size` + `mem_offset` cannot be larger than the size of the allocated memory.
+    Similarly the `size` + `mc_offset` cannot be larger than the size of the multicast
     object. The memory allocation must have beeen created on one of the devices that was
     added to the multicast team via multicast_add_device. Externally shareable as well
     as imported multicast objects can be bound only to externally shareable memory. Note
@@ -11862,11 +11906,12 @@ cpdef multicast_bind_mem(uint64_t mc_handle, size_t mc_offset, uint64_t mem_hand
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_DEVICE, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_PERMITTED, CUDA_ERROR_NOT_SUPPORTED,
-        CUDA_ERROR_OUT_OF_MEMORY, CUDA_ERROR_SYSTEM_NOT_READY, CUDA_ERROR_ILLEGAL_STATE
+        ERROR_INVALID_VALUE, ERROR_INVALID_DEVICE, ERROR_NOT_INITIALIZED,
+        ERROR_DEINITIALIZED, ERROR_NOT_PERMITTED, ERROR_NOT_SUPPORTED,
+        ERROR_OUT_OF_MEMORY, ERROR_SYSTEM_NOT_READY, ERROR_ILLEGAL_STATE
 
     See Also
     --------
@@ -11883,17 +11928,16 @@ cpdef multicast_bind_addr(uint64_t mc_handle, size_t mc_offset, uint64_t memptr,
     """Bind a memory allocation represented by a virtual address to a multicast object.
 
     Binds a memory allocation specified by its mapped address `memptr` to a multicast
-    object represented by `mcHandle`. The memory must have been allocated via mem_create
-    or cudaMallocAsync. The intended `size` of the bind, the offset in the multicast
-    range `mcOffset` and `memptr` must be a multiple of the value returned by
-    multicast_get_granularity with the flag
-    MulticastGranularityFlags.CU_MULTICAST_GRANULARITY_MINIMUM. For best performance
-    however, `size`, `mcOffset` and `memptr` should be aligned to the value returned by
-    multicast_get_granularity with the flag
-    MulticastGranularityFlags.CU_MULTICAST_GRANULARITY_RECOMMENDED.
+    object represented by `mc_handle`. The memory must have been allocated via
+    mem_create or cudaMallocAsync. The intended `size` of the bind, the offset in the
+    multicast range `mc_offset` and `memptr` must be a multiple of the value returned by
+    multicast_get_granularity with the flag MulticastGranularityFlags.MINIMUM. For best
+    performance however, `size`, `mc_offset` and `memptr` should be aligned to the value
+    returned by multicast_get_granularity with the flag
+    MulticastGranularityFlags.RECOMMENDED.
 
     The `size` cannot be larger than the size of the allocated memory. Similarly the
-    `size` + `mcOffset` cannot be larger than the total size of the multicast object.
+    `size` + `mc_offset` cannot be larger than the total size of the multicast object.
     The memory allocation must have beeen created on one of the devices that was added
     to the multicast team via multicast_add_device. Externally shareable as well as
     imported multicast objects can be bound only to externally shareable memory. Note
@@ -11927,11 +11971,12 @@ cpdef multicast_bind_addr(uint64_t mc_handle, size_t mc_offset, uint64_t memptr,
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_DEVICE, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_PERMITTED, CUDA_ERROR_NOT_SUPPORTED,
-        CUDA_ERROR_OUT_OF_MEMORY, CUDA_ERROR_SYSTEM_NOT_READY, CUDA_ERROR_ILLEGAL_STATE
+        ERROR_INVALID_VALUE, ERROR_INVALID_DEVICE, ERROR_NOT_INITIALIZED,
+        ERROR_DEINITIALIZED, ERROR_NOT_PERMITTED, ERROR_NOT_SUPPORTED,
+        ERROR_OUT_OF_MEMORY, ERROR_SYSTEM_NOT_READY, ERROR_ILLEGAL_STATE
 
     See Also
     --------
@@ -11949,11 +11994,10 @@ cpdef multicast_unbind(uint64_t mc_handle, int dev, size_t mc_offset, size_t siz
     upto a given size.
 
     Unbinds any memory allocations hosted on `dev` and bound to a multicast object at
-    `mcOffset` and upto a given `size`. The intended `size` of the unbind and the offset
-    in the multicast range ( `mcOffset` ) must be a multiple of the value returned by
-    multicast_get_granularity flag
-    MulticastGranularityFlags.CU_MULTICAST_GRANULARITY_MINIMUM. The `size` + `mcOffset`
-    cannot be larger than the total size of the multicast object.
+    `mc_offset` and upto a given `size`. The intended `size` of the unbind and the
+    offset in the multicast range ( `mc_offset` ) must be a multiple of the value
+    returned by multicast_get_granularity flag MulticastGranularityFlags.MINIMUM. The
+    `size` + `mc_offset` cannot be larger than the total size of the multicast object.
 
     Parameters
     ----------
@@ -11973,10 +12017,11 @@ cpdef multicast_unbind(uint64_t mc_handle, int dev, size_t mc_offset, size_t siz
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_DEVICE, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_PERMITTED, CUDA_ERROR_NOT_SUPPORTED
+        ERROR_INVALID_VALUE, ERROR_INVALID_DEVICE, ERROR_NOT_INITIALIZED,
+        ERROR_DEINITIALIZED, ERROR_NOT_PERMITTED, ERROR_NOT_SUPPORTED
 
     See Also
     --------
@@ -11984,8 +12029,8 @@ cpdef multicast_unbind(uint64_t mc_handle, int dev, size_t mc_offset, size_t siz
 
     Notes
     -----
-    Warning: The `mcOffset` and the `size` must match the corresponding values specified
-    during the bind call. Any other values may result in undefined behavior.
+    Warning: The `mc_offset` and the `size` must match the corresponding values
+    specified during the bind call. Any other values may result in undefined behavior.
     """
     cdef cydriver.CUresult _status
     with nogil:
@@ -12006,7 +12051,7 @@ cpdef size_t multicast_get_granularity(prop, int option) except? 0:
     ----------
     prop : MulticastObjectProp_v1 | int | None
         Properties of the multicast object.
-    option : MulticastGranularityFlags | int
+    option : int
         Determines which granularity to return.
 
     Returns
@@ -12017,10 +12062,11 @@ cpdef size_t multicast_get_granularity(prop, int option) except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_DEINITIALIZED,
-        CUDA_ERROR_NOT_PERMITTED, CUDA_ERROR_NOT_SUPPORTED
+        ERROR_INVALID_VALUE, ERROR_NOT_INITIALIZED, ERROR_DEINITIALIZED,
+        ERROR_NOT_PERMITTED, ERROR_NOT_SUPPORTED
 
     See Also
     --------
@@ -12042,20 +12088,19 @@ cpdef mem_prefetch_async(uint64_t dev_ptr, size_t count, int dst_device, intptr_
     Note there is a later version of this API, mem_prefetch_async_v2. It will supplant
     this version in 13.0, which is retained for minor version compatibility.
 
-    Prefetches memory to the specified destination device. `devPtr` is the base device
-    pointer of the memory to be prefetched and `dstDevice` is the destination device.
-    `count` specifies the number of bytes to copy. `hStream` is the stream in which the
+    Prefetches memory to the specified destination device. `dev_ptr` is the base device
+    pointer of the memory to be prefetched and `dst_device` is the destination device.
+    `count` specifies the number of bytes to copy. `h_stream` is the stream in which the
     operation is enqueued. The memory range must refer to managed memory allocated via
     mem_alloc_managed or declared via __managed__ variables or it may also refer to
     system-allocated memory on systems with non-zero
     CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS.
 
-    Passing in CU_DEVICE_CPU for `dstDevice` will prefetch the data to host memory. If
-    `dstDevice` is a GPU, then the device attribute
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS must be non-zero.
-    Additionally, `hStream` must be associated with a device that has a non-zero value
-    for the device attribute
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS.
+    Passing in CU_DEVICE_CPU for `dst_device` will prefetch the data to host memory. If
+    `dst_device` is a GPU, then the device attribute
+    DeviceAttribute.CONCURRENT_MANAGED_ACCESS must be non-zero. Additionally, `h_stream`
+    must be associated with a device that has a non-zero value for the device attribute
+    DeviceAttribute.CONCURRENT_MANAGED_ACCESS.
 
     The start address and end address of the memory range will be rounded down and
     rounded up respectively to be aligned to CPU page size before the prefetch operation
@@ -12068,21 +12113,21 @@ cpdef mem_prefetch_async(uint64_t dev_ptr, size_t count, int dst_device, intptr_
     Device memory allocated using mem_alloc_v2 or array_create_v2 will not be evicted.
 
     By default, any mappings to the previous location of the migrated pages are removed
-    and mappings for the new location are only setup on `dstDevice`. The exact behavior
+    and mappings for the new location are only setup on `dst_device`. The exact behavior
     however also depends on the settings applied to this memory range via mem_advise as
     described below:
 
-    If MemAdvise.CU_MEM_ADVISE_SET_READ_MOSTLY was set on any subset of this memory
-    range, then that subset will create a read-only copy of the pages on `dstDevice`.
+    If MemAdvise.SET_READ_MOSTLY was set on any subset of this memory range, then that
+    subset will create a read-only copy of the pages on `dst_device`.
 
-    If MemAdvise.CU_MEM_ADVISE_SET_PREFERRED_LOCATION was called on any subset of this
-    memory range, then the pages will be migrated to `dstDevice` even if `dstDevice` is
-    not the preferred location of any pages in the memory range.
+    If MemAdvise.SET_PREFERRED_LOCATION was called on any subset of this memory range,
+    then the pages will be migrated to `dst_device` even if `dst_device` is not the
+    preferred location of any pages in the memory range.
 
-    If MemAdvise.CU_MEM_ADVISE_SET_ACCESSED_BY was called on any subset of this memory
-    range, then mappings to those pages from all the appropriate processors are updated
-    to refer to the new location if establishing such a mapping is possible. Otherwise,
-    those mappings are cleared.
+    If MemAdvise.SET_ACCESSED_BY was called on any subset of this memory range, then
+    mappings to those pages from all the appropriate processors are updated to refer to
+    the new location if establishing such a mapping is possible. Otherwise, those
+    mappings are cleared.
 
     Note that this API is not required for functionality and only serves to improve
     performance by allowing the application to migrate data to a suitable location
@@ -12110,9 +12155,10 @@ cpdef mem_prefetch_async(uint64_t dev_ptr, size_t count, int dst_device, intptr_
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_DEVICE
+        ERROR_INVALID_VALUE, ERROR_INVALID_DEVICE
 
     See Also
     --------
@@ -12129,26 +12175,24 @@ cpdef mem_prefetch_async(uint64_t dev_ptr, size_t count, int dst_device, intptr_
 cpdef mem_prefetch_async_v2(uint64_t dev_ptr, size_t count, location, unsigned int flags, intptr_t h_stream):
     """Prefetches memory to the specified destination location.
 
-    Prefetches memory to the specified destination location. `devPtr` is the base device
-    pointer of the memory to be prefetched and `location` specifies the destination
-    location. `count` specifies the number of bytes to copy. `hStream` is the stream in
-    which the operation is enqueued. The memory range must refer to managed memory
-    allocated via mem_alloc_managed or declared via __managed__ variables.
+    Prefetches memory to the specified destination location. `dev_ptr` is the base
+    device pointer of the memory to be prefetched and `location` specifies the
+    destination location. `count` specifies the number of bytes to copy. `h_stream` is
+    the stream in which the operation is enqueued. The memory range must refer to
+    managed memory allocated via mem_alloc_managed or declared via __managed__
+    variables.
 
-    Specifying MemLocationType.CU_MEM_LOCATION_TYPE_DEVICE for type will prefetch memory
-    to GPU specified by device ordinal id which must have non-zero value for the device
-    attribute DeviceAttribute.CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS.
-    Additionally, `hStream` must be associated with a device that has a non-zero value
-    for the device attribute
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS. Specifying
-    MemLocationType.CU_MEM_LOCATION_TYPE_HOST as type will prefetch data to host memory.
-    Applications can request prefetching memory to a specific host NUMA node by
-    specifying MemLocationType.CU_MEM_LOCATION_TYPE_HOST_NUMA for type and a valid host
-    NUMA node id in id Users can also request prefetching memory to the host NUMA node
-    closest to the current thread's CPU by specifying
-    MemLocationType.CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT for type. Note when type is
-    etiher MemLocationType.CU_MEM_LOCATION_TYPE_HOST OR
-    MemLocationType.CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT, id will be ignored.
+    Specifying MemLocationType.DEVICE for type will prefetch memory to GPU specified by
+    device ordinal id which must have non-zero value for the device attribute
+    DeviceAttribute.CONCURRENT_MANAGED_ACCESS. Additionally, `h_stream` must be
+    associated with a device that has a non-zero value for the device attribute
+    DeviceAttribute.CONCURRENT_MANAGED_ACCESS. Specifying MemLocationType.HOST as type
+    will prefetch data to host memory. Applications can request prefetching memory to a
+    specific host NUMA node by specifying MemLocationType.HOST_NUMA for type and a valid
+    host NUMA node id in id Users can also request prefetching memory to the host NUMA
+    node closest to the current thread's CPU by specifying
+    MemLocationType.HOST_NUMA_CURRENT for type. Note when type is etiher
+    MemLocationType.HOST OR MemLocationType.HOST_NUMA_CURRENT, id will be ignored.
 
     The start address and end address of the memory range will be rounded down and
     rounded up respectively to be aligned to CPU page size before the prefetch operation
@@ -12165,20 +12209,19 @@ cpdef mem_prefetch_async_v2(uint64_t dev_ptr, size_t count, location, unsigned i
     exact behavior however also depends on the settings applied to this memory range via
     mem_advise as described below:
 
-    If MemAdvise.CU_MEM_ADVISE_SET_READ_MOSTLY was set on any subset of this memory
-    range, then that subset will create a read-only copy of the pages on destination
-    location. If however the destination location is a host NUMA node, then any pages of
-    that subset that are already in another host NUMA node will be transferred to the
-    destination.
+    If MemAdvise.SET_READ_MOSTLY was set on any subset of this memory range, then that
+    subset will create a read-only copy of the pages on destination location. If however
+    the destination location is a host NUMA node, then any pages of that subset that are
+    already in another host NUMA node will be transferred to the destination.
 
-    If MemAdvise.CU_MEM_ADVISE_SET_PREFERRED_LOCATION was called on any subset of this
-    memory range, then the pages will be migrated to `location` even if `location` is
-    not the preferred location of any pages in the memory range.
+    If MemAdvise.SET_PREFERRED_LOCATION was called on any subset of this memory range,
+    then the pages will be migrated to `location` even if `location` is not the
+    preferred location of any pages in the memory range.
 
-    If MemAdvise.CU_MEM_ADVISE_SET_ACCESSED_BY was called on any subset of this memory
-    range, then mappings to those pages from all the appropriate processors are updated
-    to refer to the new location if establishing such a mapping is possible. Otherwise,
-    those mappings are cleared.
+    If MemAdvise.SET_ACCESSED_BY was called on any subset of this memory range, then
+    mappings to those pages from all the appropriate processors are updated to refer to
+    the new location if establishing such a mapping is possible. Otherwise, those
+    mappings are cleared.
 
     Note that this API is not required for functionality and only serves to improve
     performance by allowing the application to migrate data to a suitable location
@@ -12208,9 +12251,10 @@ cpdef mem_prefetch_async_v2(uint64_t dev_ptr, size_t count, location, unsigned i
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_DEVICE
+        ERROR_INVALID_VALUE, ERROR_INVALID_DEVICE
 
     See Also
     --------
@@ -12232,10 +12276,10 @@ cpdef mem_advise(uint64_t dev_ptr, size_t count, int advice, int device):
     version in 13.0, which is retained for minor version compatibility.
 
     Advise the Unified Memory subsystem about the usage pattern for the memory range
-    starting at `devPtr` with a size of `count` bytes. The start address and end address
-    of the memory range will be rounded down and rounded up respectively to be aligned
-    to CPU page size before the advice is applied. The memory range must refer to
-    managed memory allocated via mem_alloc_managed or declared via __managed__
+    starting at `dev_ptr` with a size of `count` bytes. The start address and end
+    address of the memory range will be rounded down and rounded up respectively to be
+    aligned to CPU page size before the advice is applied. The memory range must refer
+    to managed memory allocated via mem_alloc_managed or declared via __managed__
     variables. The memory range could also refer to system-allocated pageable memory
     provided it represents a valid, host-accessible region of memory and all additional
     constraints imposed by `advice` as outlined below are also satisfied. Specifying an
@@ -12243,103 +12287,96 @@ cpdef mem_advise(uint64_t dev_ptr, size_t count, int advice, int device):
 
     The `advice` parameter can take the following values:
 
-    - MemAdvise.CU_MEM_ADVISE_SET_READ_MOSTLY: This implies that the data is mostly
-      going to be read from and only occasionally written to. Any read accesses from any
-      processor to this region will create a read-only copy of at least the accessed
-      pages in that processor's memory. Additionally, if mem_prefetch_async is called on
-      this region, it will create a read-only copy of the data on the destination
-      processor. If any processor writes to this region, all copies of the corresponding
-      page will be invalidated except for the one where the write occurred. The `device`
-      argument is ignored for this advice. Note that for a page to be read-duplicated,
-      the accessing processor must either be the CPU or a GPU that has a non-zero value
-      for the device attribute
-      DeviceAttribute.CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS. Also, if a context
-      is created on a device that does not have the device attribute
-      DeviceAttribute.CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS set, then
-      read-duplication will not occur until all such contexts are destroyed. If the
-      memory region refers to valid system-allocated pageable memory, then the accessing
-      device must have a non-zero value for the device attribute
-      DeviceAttribute.CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS for a read-only copy to
-      be created on that device. Note however that if the accessing device also has a
-      non-zero value for the device attribute
-      DeviceAttribute.CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES,
-      then setting this advice will not create a read-only copy when that device
-      accesses this memory region.
-    - MemAdvise.CU_MEM_ADVISE_UNSET_READ_MOSTLY: Undoes the effect of
-      MemAdvise.CU_MEM_ADVISE_SET_READ_MOSTLY and also prevents the Unified Memory
-      driver from attempting heuristic read-duplication on the memory range. Any
-      read-duplicated copies of the data will be collapsed into a single copy. The
-      location for the collapsed copy will be the preferred location if the page has a
-      preferred location and one of the read-duplicated copies was resident at that
-      location. Otherwise, the location chosen is arbitrary.
-    - MemAdvise.CU_MEM_ADVISE_SET_PREFERRED_LOCATION: This advice sets the preferred
-      location for the data to be the memory belonging to `device`. Passing in
-      CU_DEVICE_CPU for `device` sets the preferred location as host memory. If `device`
-      is a GPU, then it must have a non-zero value for the device attribute
-      DeviceAttribute.CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS. Setting the
-      preferred location does not cause data to migrate to that location immediately.
-      Instead, it guides the migration policy when a fault occurs on that memory region.
-      If the data is already in its preferred location and the faulting processor can
-      establish a mapping without requiring the data to be migrated, then data migration
-      will be avoided. On the other hand, if the data is not in its preferred location
-      or if a direct mapping cannot be established, then it will be migrated to the
-      processor accessing it. It is important to note that setting the preferred
-      location does not prevent data prefetching done using mem_prefetch_async. Having a
-      preferred location can override the page thrash detection and resolution logic in
-      the Unified Memory driver. Normally, if a page is detected to be constantly
-      thrashing between for example host and device memory, the page may eventually be
-      pinned to host memory by the Unified Memory driver. But if the preferred location
-      is set as device memory, then the page will continue to thrash indefinitely. If
-      MemAdvise.CU_MEM_ADVISE_SET_READ_MOSTLY is also set on this memory region or any
-      subset of it, then the policies associated with that advice will override the
-      policies of this advice, unless read accesses from `device` will not result in a
-      read-only copy being created on that device as outlined in description for the
-      advice MemAdvise.CU_MEM_ADVISE_SET_READ_MOSTLY. If the memory region refers to
-      valid system-allocated pageable memory, then `device` must have a non-zero value
-      for the device attribute
-      DeviceAttribute.CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS.
-    - MemAdvise.CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION: Undoes the effect of
-      MemAdvise.CU_MEM_ADVISE_SET_PREFERRED_LOCATION and changes the preferred location
-      to none.
-    - MemAdvise.CU_MEM_ADVISE_SET_ACCESSED_BY: This advice implies that the data will be
-      accessed by `device`. Passing in CU_DEVICE_CPU for `device` will set the advice
-      for the CPU. If `device` is a GPU, then the device attribute
-      DeviceAttribute.CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS must be non-zero.
-      This advice does not cause data migration and has no impact on the location of the
-      data per se. Instead, it causes the data to always be mapped in the specified
-      processor's page tables, as long as the location of the data permits a mapping to
-      be established. If the data gets migrated for any reason, the mappings are updated
-      accordingly. This advice is recommended in scenarios where data locality is not
-      important, but avoiding faults is. Consider for example a system containing
-      multiple GPUs with peer-to-peer access enabled, where the data located on one GPU
-      is occasionally accessed by peer GPUs. In such scenarios, migrating data over to
-      the other GPUs is not as important because the accesses are infrequent and the
-      overhead of migration may be too high. But preventing faults can still help
-      improve performance, and so having a mapping set up in advance is useful. Note
-      that on CPU access of this data, the data may be migrated to host memory because
-      the CPU typically cannot access device memory directly. Any GPU that had the
-      MemAdvise.CU_MEM_ADVISE_SET_ACCESSED_BY flag set for this data will now have its
-      mapping updated to point to the page in host memory. If
-      MemAdvise.CU_MEM_ADVISE_SET_READ_MOSTLY is also set on this memory region or any
+    - MemAdvise.SET_READ_MOSTLY: This implies that the data is mostly going to be read
+      from and only occasionally written to. Any read accesses from any processor to
+      this region will create a read-only copy of at least the accessed pages in that
+      processor's memory. Additionally, if mem_prefetch_async is called on this region,
+      it will create a read-only copy of the data on the destination processor. If any
+      processor writes to this region, all copies of the corresponding page will be
+      invalidated except for the one where the write occurred. The `device` argument is
+      ignored for this advice. Note that for a page to be read-duplicated, the accessing
+      processor must either be the CPU or a GPU that has a non-zero value for the device
+      attribute DeviceAttribute.CONCURRENT_MANAGED_ACCESS. Also, if a context is created
+      on a device that does not have the device attribute
+      DeviceAttribute.CONCURRENT_MANAGED_ACCESS set, then read-duplication will not
+      occur until all such contexts are destroyed. If the memory region refers to valid
+      system-allocated pageable memory, then the accessing device must have a non-zero
+      value for the device attribute DeviceAttribute.PAGEABLE_MEMORY_ACCESS for a
+      read-only copy to be created on that device. Note however that if the accessing
+      device also has a non-zero value for the device attribute
+      DeviceAttribute.PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES, then setting this
+      advice will not create a read-only copy when that device accesses this memory
+      region.
+    - MemAdvise.UNSET_READ_MOSTLY: Undoes the effect of MemAdvise.SET_READ_MOSTLY and
+      also prevents the Unified Memory driver from attempting heuristic read-duplication
+      on the memory range. Any read-duplicated copies of the data will be collapsed into
+      a single copy. The location for the collapsed copy will be the preferred location
+      if the page has a preferred location and one of the read-duplicated copies was
+      resident at that location. Otherwise, the location chosen is arbitrary.
+    - MemAdvise.SET_PREFERRED_LOCATION: This advice sets the preferred location for the
+      data to be the memory belonging to `device`. Passing in CU_DEVICE_CPU for `device`
+      sets the preferred location as host memory. If `device` is a GPU, then it must
+      have a non-zero value for the device attribute
+      DeviceAttribute.CONCURRENT_MANAGED_ACCESS. Setting the preferred location does not
+      cause data to migrate to that location immediately. Instead, it guides the
+      migration policy when a fault occurs on that memory region. If the data is already
+      in its preferred location and the faulting processor can establish a mapping
+      without requiring the data to be migrated, then data migration will be avoided. On
+      the other hand, if the data is not in its preferred location or if a direct
+      mapping cannot be established, then it will be migrated to the processor accessing
+      it. It is important to note that setting the preferred location does not prevent
+      data prefetching done using mem_prefetch_async. Having a preferred location can
+      override the page thrash detection and resolution logic in the Unified Memory
+      driver. Normally, if a page is detected to be constantly thrashing between for
+      example host and device memory, the page may eventually be pinned to host memory
+      by the Unified Memory driver. But if the preferred location is set as device
+      memory, then the page will continue to thrash indefinitely. If
+      MemAdvise.SET_READ_MOSTLY is also set on this memory region or any subset of it,
+      then the policies associated with that advice will override the policies of this
+      advice, unless read accesses from `device` will not result in a read-only copy
+      being created on that device as outlined in description for the advice
+      MemAdvise.SET_READ_MOSTLY. If the memory region refers to valid system-allocated
+      pageable memory, then `device` must have a non-zero value for the device attribute
+      DeviceAttribute.PAGEABLE_MEMORY_ACCESS.
+    - MemAdvise.UNSET_PREFERRED_LOCATION: Undoes the effect of
+      MemAdvise.SET_PREFERRED_LOCATION and changes the preferred location to none.
+    - MemAdvise.SET_ACCESSED_BY: This advice implies that the data will be accessed by
+      `device`. Passing in CU_DEVICE_CPU for `device` will set the advice for the CPU.
+      If `device` is a GPU, then the device attribute
+      DeviceAttribute.CONCURRENT_MANAGED_ACCESS must be non-zero. This advice does not
+      cause data migration and has no impact on the location of the data per se.
+      Instead, it causes the data to always be mapped in the specified processor's page
+      tables, as long as the location of the data permits a mapping to be established.
+      If the data gets migrated for any reason, the mappings are updated accordingly.
+      This advice is recommended in scenarios where data locality is not important, but
+      avoiding faults is. Consider for example a system containing multiple GPUs with
+      peer-to-peer access enabled, where the data located on one GPU is occasionally
+      accessed by peer GPUs. In such scenarios, migrating data over to the other GPUs is
+      not as important because the accesses are infrequent and the overhead of migration
+      may be too high. But preventing faults can still help improve performance, and so
+      having a mapping set up in advance is useful. Note that on CPU access of this
+      data, the data may be migrated to host memory because the CPU typically cannot
+      access device memory directly. Any GPU that had the MemAdvise.SET_ACCESSED_BY flag
+      set for this data will now have its mapping updated to point to the page in host
+      memory. If MemAdvise.SET_READ_MOSTLY is also set on this memory region or any
       subset of it, then the policies associated with that advice will override the
       policies of this advice. Additionally, if the preferred location of this memory
       region or any subset of it is also `device`, then the policies associated with
-      MemAdvise.CU_MEM_ADVISE_SET_PREFERRED_LOCATION will override the policies of this
-      advice. If the memory region refers to valid system-allocated pageable memory,
-      then `device` must have a non-zero value for the device attribute
-      DeviceAttribute.CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS. Additionally, if
-      `device` has a non-zero value for the device attribute
-      DeviceAttribute.CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES,
-      then this call has no effect.
-    - MemAdvise.CU_MEM_ADVISE_UNSET_ACCESSED_BY: Undoes the effect of
-      MemAdvise.CU_MEM_ADVISE_SET_ACCESSED_BY. Any mappings to the data from `device`
-      may be removed at any time causing accesses to result in non-fatal page faults. If
-      the memory region refers to valid system-allocated pageable memory, then `device`
-      must have a non-zero value for the device attribute
-      DeviceAttribute.CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS. Additionally, if
-      `device` has a non-zero value for the device attribute
-      DeviceAttribute.CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES,
-      then this call has no effect.
+      MemAdvise.SET_PREFERRED_LOCATION will override the policies of this advice. If the
+      memory region refers to valid system-allocated pageable memory, then `device` must
+      have a non-zero value for the device attribute
+      DeviceAttribute.PAGEABLE_MEMORY_ACCESS. Additionally, if `device` has a non-zero
+      value for the device attribute
+      DeviceAttribute.PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES, then this call has
+      no effect.
+    - MemAdvise.UNSET_ACCESSED_BY: Undoes the effect of MemAdvise.SET_ACCESSED_BY. Any
+      mappings to the data from `device` may be removed at any time causing accesses to
+      result in non-fatal page faults. If the memory region refers to valid
+      system-allocated pageable memory, then `device` must have a non-zero value for the
+      device attribute DeviceAttribute.PAGEABLE_MEMORY_ACCESS. Additionally, if `device`
+      has a non-zero value for the device attribute
+      DeviceAttribute.PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES, then this call has
+      no effect.
 
     Parameters
     ----------
@@ -12347,7 +12384,7 @@ cpdef mem_advise(uint64_t dev_ptr, size_t count, int advice, int device):
         Pointer to memory to set the advice for
     count : int
         Size in bytes of the memory range
-    advice : MemAdvise | int
+    advice : int
         Advice to be applied for the specified memory range
     device : int
         Device to apply the advice for
@@ -12359,9 +12396,10 @@ cpdef mem_advise(uint64_t dev_ptr, size_t count, int advice, int device):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_DEVICE
+        ERROR_INVALID_VALUE, ERROR_INVALID_DEVICE
 
     See Also
     --------
@@ -12379,10 +12417,10 @@ cpdef mem_advise_v2(uint64_t dev_ptr, size_t count, int advice, location):
     """Advise about the usage of a given memory range.
 
     Advise the Unified Memory subsystem about the usage pattern for the memory range
-    starting at `devPtr` with a size of `count` bytes. The start address and end address
-    of the memory range will be rounded down and rounded up respectively to be aligned
-    to CPU page size before the advice is applied. The memory range must refer to
-    managed memory allocated via mem_alloc_managed or declared via __managed__
+    starting at `dev_ptr` with a size of `count` bytes. The start address and end
+    address of the memory range will be rounded down and rounded up respectively to be
+    aligned to CPU page size before the advice is applied. The memory range must refer
+    to managed memory allocated via mem_alloc_managed or declared via __managed__
     variables. The memory range could also refer to system-allocated pageable memory
     provided it represents a valid, host-accessible region of memory and all additional
     constraints imposed by `advice` as outlined below are also satisfied. Specifying an
@@ -12390,88 +12428,81 @@ cpdef mem_advise_v2(uint64_t dev_ptr, size_t count, int advice, location):
 
     The `advice` parameter can take the following values:
 
-    - MemAdvise.CU_MEM_ADVISE_SET_READ_MOSTLY: This implies that the data is mostly
-      going to be read from and only occasionally written to. Any read accesses from any
-      processor to this region will create a read-only copy of at least the accessed
-      pages in that processor's memory. Additionally, if mem_prefetch_async or
-      mem_prefetch_async_v2 is called on this region, it will create a read-only copy of
-      the data on the destination processor. If the target location for
-      mem_prefetch_async_v2 is a host NUMA node and a read-only copy already exists on
-      another host NUMA node, that copy will be migrated to the targeted host NUMA node.
-      If any processor writes to this region, all copies of the corresponding page will
-      be invalidated except for the one where the write occurred. If the writing
-      processor is the CPU and the preferred location of the page is a host NUMA node,
-      then the page will also be migrated to that host NUMA node. The `location`
-      argument is ignored for this advice. Note that for a page to be read-duplicated,
-      the accessing processor must either be the CPU or a GPU that has a non-zero value
-      for the device attribute
-      DeviceAttribute.CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS. Also, if a context
-      is created on a device that does not have the device attribute
-      DeviceAttribute.CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS set, then
-      read-duplication will not occur until all such contexts are destroyed. If the
-      memory region refers to valid system-allocated pageable memory, then the accessing
-      device must have a non-zero value for the device attribute
-      DeviceAttribute.CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS for a read-only copy to
-      be created on that device. Note however that if the accessing device also has a
-      non-zero value for the device attribute
-      DeviceAttribute.CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES,
-      then setting this advice will not create a read-only copy when that device
-      accesses this memory region.
-    - MemAdvise.CU_MEM_ADVISE_UNSET_READ_MOSTLY: Undoes the effect of
-      MemAdvise.CU_MEM_ADVISE_SET_READ_MOSTLY and also prevents the Unified Memory
-      driver from attempting heuristic read-duplication on the memory range. Any
-      read-duplicated copies of the data will be collapsed into a single copy. The
-      location for the collapsed copy will be the preferred location if the page has a
-      preferred location and one of the read-duplicated copies was resident at that
-      location. Otherwise, the location chosen is arbitrary. Note: The `location`
-      argument is ignored for this advice.
-    - MemAdvise.CU_MEM_ADVISE_SET_PREFERRED_LOCATION: This advice sets the preferred
-      location for the data to be the memory belonging to `location`. When type is
-      MemLocationType.CU_MEM_LOCATION_TYPE_HOST, id is ignored and the preferred
-      location is set to be host memory. To set the preferred location to a specific
-      host NUMA node, applications must set type to
-      MemLocationType.CU_MEM_LOCATION_TYPE_HOST_NUMA and id must specify the NUMA ID of
-      the host NUMA node. If type is set to
-      MemLocationType.CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT, id will be ignored and the
+    - MemAdvise.SET_READ_MOSTLY: This implies that the data is mostly going to be read
+      from and only occasionally written to. Any read accesses from any processor to
+      this region will create a read-only copy of at least the accessed pages in that
+      processor's memory. Additionally, if mem_prefetch_async or mem_prefetch_async_v2
+      is called on this region, it will create a read-only copy of the data on the
+      destination processor. If the target location for mem_prefetch_async_v2 is a host
+      NUMA node and a read-only copy already exists on another host NUMA node, that copy
+      will be migrated to the targeted host NUMA node. If any processor writes to this
+      region, all copies of the corresponding page will be invalidated except for the
+      one where the write occurred. If the writing processor is the CPU and the
+      preferred location of the page is a host NUMA node, then the page will also be
+      migrated to that host NUMA node. The `location` argument is ignored for this
+      advice. Note that for a page to be read-duplicated, the accessing processor must
+      either be the CPU or a GPU that has a non-zero value for the device attribute
+      DeviceAttribute.CONCURRENT_MANAGED_ACCESS. Also, if a context is created on a
+      device that does not have the device attribute
+      DeviceAttribute.CONCURRENT_MANAGED_ACCESS set, then read-duplication will not
+      occur until all such contexts are destroyed. If the memory region refers to valid
+      system-allocated pageable memory, then the accessing device must have a non-zero
+      value for the device attribute DeviceAttribute.PAGEABLE_MEMORY_ACCESS for a
+      read-only copy to be created on that device. Note however that if the accessing
+      device also has a non-zero value for the device attribute
+      DeviceAttribute.PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES, then setting this
+      advice will not create a read-only copy when that device accesses this memory
+      region.
+    - MemAdvise.UNSET_READ_MOSTLY: Undoes the effect of MemAdvise.SET_READ_MOSTLY and
+      also prevents the Unified Memory driver from attempting heuristic read-duplication
+      on the memory range. Any read-duplicated copies of the data will be collapsed into
+      a single copy. The location for the collapsed copy will be the preferred location
+      if the page has a preferred location and one of the read-duplicated copies was
+      resident at that location. Otherwise, the location chosen is arbitrary. Note: The
+      `location` argument is ignored for this advice.
+    - MemAdvise.SET_PREFERRED_LOCATION: This advice sets the preferred location for the
+      data to be the memory belonging to `location`. When type is MemLocationType.HOST,
+      id is ignored and the preferred location is set to be host memory. To set the
+      preferred location to a specific host NUMA node, applications must set type to
+      MemLocationType.HOST_NUMA and id must specify the NUMA ID of the host NUMA node.
+      If type is set to MemLocationType.HOST_NUMA_CURRENT, id will be ignored and the
       the host NUMA node closest to the calling thread's CPU will be used as the
-      preferred location. If type is a MemLocationType.CU_MEM_LOCATION_TYPE_DEVICE, then
-      id must be a valid device ordinal and the device must have a non-zero value for
-      the device attribute
-      DeviceAttribute.CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS. Setting the
-      preferred location does not cause data to migrate to that location immediately.
-      Instead, it guides the migration policy when a fault occurs on that memory region.
-      If the data is already in its preferred location and the faulting processor can
-      establish a mapping without requiring the data to be migrated, then data migration
-      will be avoided. On the other hand, if the data is not in its preferred location
-      or if a direct mapping cannot be established, then it will be migrated to the
-      processor accessing it. It is important to note that setting the preferred
-      location does not prevent data prefetching done using mem_prefetch_async. Having a
-      preferred location can override the page thrash detection and resolution logic in
-      the Unified Memory driver. Normally, if a page is detected to be constantly
-      thrashing between for example host and device memory, the page may eventually be
-      pinned to host memory by the Unified Memory driver. But if the preferred location
-      is set as device memory, then the page will continue to thrash indefinitely. If
-      MemAdvise.CU_MEM_ADVISE_SET_READ_MOSTLY is also set on this memory region or any
-      subset of it, then the policies associated with that advice will override the
-      policies of this advice, unless read accesses from `location` will not result in a
-      read-only copy being created on that procesor as outlined in description for the
-      advice MemAdvise.CU_MEM_ADVISE_SET_READ_MOSTLY. If the memory region refers to
-      valid system-allocated pageable memory, and type is CU_MEM_LOCATION_TYPE_DEVICE
-      then id must be a valid device that has a non-zero alue for the device attribute
-      DeviceAttribute.CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS.
-    - MemAdvise.CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION: Undoes the effect of
-      MemAdvise.CU_MEM_ADVISE_SET_PREFERRED_LOCATION and changes the preferred location
-      to none. The `location` argument is ignored for this advice.
-    - MemAdvise.CU_MEM_ADVISE_SET_ACCESSED_BY: This advice implies that the data will be
-      accessed by processor `location`. The type must be either
-      MemLocationType.CU_MEM_LOCATION_TYPE_DEVICE with id representing a valid device
-      ordinal or MemLocationType.CU_MEM_LOCATION_TYPE_HOST and id will be ignored. All
-      other location types are invalid. If id is a GPU, then the device attribute
-      DeviceAttribute.CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS must be non-zero.
-      This advice does not cause data migration and has no impact on the location of the
-      data per se. Instead, it causes the data to always be mapped in the specified
-      processor's page tables, as long as the location of the data permits a mapping to
-      be established. If the data gets migrated for any reason, the mappings are updated
+      preferred location. If type is a MemLocationType.DEVICE, then id must be a valid
+      device ordinal and the device must have a non-zero value for the device attribute
+      DeviceAttribute.CONCURRENT_MANAGED_ACCESS. Setting the preferred location does not
+      cause data to migrate to that location immediately. Instead, it guides the
+      migration policy when a fault occurs on that memory region. If the data is already
+      in its preferred location and the faulting processor can establish a mapping
+      without requiring the data to be migrated, then data migration will be avoided. On
+      the other hand, if the data is not in its preferred location or if a direct
+      mapping cannot be established, then it will be migrated to the processor accessing
+      it. It is important to note that setting the preferred location does not prevent
+      data prefetching done using mem_prefetch_async. Having a preferred location can
+      override the page thrash detection and resolution logic in the Unified Memory
+      driver. Normally, if a page is detected to be constantly thrashing between for
+      example host and device memory, the page may eventually be pinned to host memory
+      by the Unified Memory driver. But if the preferred location is set as device
+      memory, then the page will continue to thrash indefinitely. If
+      MemAdvise.SET_READ_MOSTLY is also set on this memory region or any subset of it,
+      then the policies associated with that advice will override the policies of this
+      advice, unless read accesses from `location` will not result in a read-only copy
+      being created on that procesor as outlined in description for the advice
+      MemAdvise.SET_READ_MOSTLY. If the memory region refers to valid system-allocated
+      pageable memory, and type is CU_MEM_LOCATION_TYPE_DEVICE then id must be a valid
+      device that has a non-zero alue for the device attribute
+      DeviceAttribute.PAGEABLE_MEMORY_ACCESS.
+    - MemAdvise.UNSET_PREFERRED_LOCATION: Undoes the effect of
+      MemAdvise.SET_PREFERRED_LOCATION and changes the preferred location to none. The
+      `location` argument is ignored for this advice.
+    - MemAdvise.SET_ACCESSED_BY: This advice implies that the data will be accessed by
+      processor `location`. The type must be either MemLocationType.DEVICE with id
+      representing a valid device ordinal or MemLocationType.HOST and id will be
+      ignored. All other location types are invalid. If id is a GPU, then the device
+      attribute DeviceAttribute.CONCURRENT_MANAGED_ACCESS must be non-zero. This advice
+      does not cause data migration and has no impact on the location of the data per
+      se. Instead, it causes the data to always be mapped in the specified processor's
+      page tables, as long as the location of the data permits a mapping to be
+      established. If the data gets migrated for any reason, the mappings are updated
       accordingly. This advice is recommended in scenarios where data locality is not
       important, but avoiding faults is. Consider for example a system containing
       multiple GPUs with peer-to-peer access enabled, where the data located on one GPU
@@ -12481,30 +12512,27 @@ cpdef mem_advise_v2(uint64_t dev_ptr, size_t count, int advice, location):
       improve performance, and so having a mapping set up in advance is useful. Note
       that on CPU access of this data, the data may be migrated to host memory because
       the CPU typically cannot access device memory directly. Any GPU that had the
-      MemAdvise.CU_MEM_ADVISE_SET_ACCESSED_BY flag set for this data will now have its
-      mapping updated to point to the page in host memory. If
-      MemAdvise.CU_MEM_ADVISE_SET_READ_MOSTLY is also set on this memory region or any
-      subset of it, then the policies associated with that advice will override the
-      policies of this advice. Additionally, if the preferred location of this memory
-      region or any subset of it is also `location`, then the policies associated with
-      MemAdvise.CU_MEM_ADVISE_SET_PREFERRED_LOCATION will override the policies of this
-      advice. If the memory region refers to valid system-allocated pageable memory, and
-      type is MemLocationType.CU_MEM_LOCATION_TYPE_DEVICE then device in id must have a
-      non-zero value for the device attribute
-      DeviceAttribute.CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS. Additionally, if id
-      has a non-zero value for the device attribute
-      DeviceAttribute.CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES,
-      then this call has no effect.
-    - MemAdvise.CU_MEM_ADVISE_UNSET_ACCESSED_BY: Undoes the effect of
-      MemAdvise.CU_MEM_ADVISE_SET_ACCESSED_BY. Any mappings to the data from `location`
-      may be removed at any time causing accesses to result in non-fatal page faults. If
-      the memory region refers to valid system-allocated pageable memory, and type is
-      MemLocationType.CU_MEM_LOCATION_TYPE_DEVICE then device in id must have a non-zero
-      value for the device attribute
-      DeviceAttribute.CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS. Additionally, if id
-      has a non-zero value for the device attribute
-      DeviceAttribute.CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES,
-      then this call has no effect.
+      MemAdvise.SET_ACCESSED_BY flag set for this data will now have its mapping updated
+      to point to the page in host memory. If MemAdvise.SET_READ_MOSTLY is also set on
+      this memory region or any subset of it, then the policies associated with that
+      advice will override the policies of this advice. Additionally, if the preferred
+      location of this memory region or any subset of it is also `location`, then the
+      policies associated with MemAdvise.SET_PREFERRED_LOCATION will override the
+      policies of this advice. If the memory region refers to valid system-allocated
+      pageable memory, and type is MemLocationType.DEVICE then device in id must have a
+      non-zero value for the device attribute DeviceAttribute.PAGEABLE_MEMORY_ACCESS.
+      Additionally, if id has a non-zero value for the device attribute
+      DeviceAttribute.PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES, then this call has
+      no effect.
+    - MemAdvise.UNSET_ACCESSED_BY: Undoes the effect of MemAdvise.SET_ACCESSED_BY. Any
+      mappings to the data from `location` may be removed at any time causing accesses
+      to result in non-fatal page faults. If the memory region refers to valid
+      system-allocated pageable memory, and type is MemLocationType.DEVICE then device
+      in id must have a non-zero value for the device attribute
+      DeviceAttribute.PAGEABLE_MEMORY_ACCESS. Additionally, if id has a non-zero value
+      for the device attribute
+      DeviceAttribute.PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES, then this call has
+      no effect.
 
     Parameters
     ----------
@@ -12512,7 +12540,7 @@ cpdef mem_advise_v2(uint64_t dev_ptr, size_t count, int advice, location):
         Pointer to memory to set the advice for
     count : int
         Size in bytes of the memory range
-    advice : MemAdvise | int
+    advice : int
         Advice to be applied for the specified memory range
     location : MemLocation_v1
         location to apply the advice for
@@ -12524,9 +12552,10 @@ cpdef mem_advise_v2(uint64_t dev_ptr, size_t count, int advice, location):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_DEVICE
+        ERROR_INVALID_VALUE, ERROR_INVALID_DEVICE
 
     See Also
     --------
@@ -12544,15 +12573,15 @@ cpdef mem_advise_v2(uint64_t dev_ptr, size_t count, int advice, location):
 cpdef intptr_t stream_create(unsigned int flags) except? 0:
     """Create a stream.
 
-    Creates a stream and returns a handle in `phStream`. The `Flags` argument determines
-    behaviors of the stream.
+    Creates a stream and returns a handle in `ph_stream`. The `flags` argument
+    determines behaviors of the stream.
 
-    Valid values for `Flags` are:
+    Valid values for `flags` are:
 
-    - StreamFlags.CU_STREAM_DEFAULT: Default stream creation flag.
-    - StreamFlags.CU_STREAM_NON_BLOCKING: Specifies that work running in the created
-      stream may run concurrently with work in stream 0 (the NULL stream), and that the
-      created stream should perform no implicit synchronization with stream 0.
+    - StreamFlags.DEFAULT: Default stream creation flag.
+    - StreamFlags.NON_BLOCKING: Specifies that work running in the created stream may
+      run concurrently with work in stream 0 (the NULL stream), and that the created
+      stream should perform no implicit synchronization with stream 0.
 
     Parameters
     ----------
@@ -12561,16 +12590,17 @@ cpdef intptr_t stream_create(unsigned int flags) except? 0:
 
     Returns
     -------
-    phStream : int
+    ph_stream : int
         Returned newly created stream
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_OUT_OF_MEMORY
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_OUT_OF_MEMORY
 
     See Also
     --------
@@ -12591,7 +12621,7 @@ cpdef intptr_t stream_create(unsigned int flags) except? 0:
 cpdef intptr_t stream_create_with_priority(unsigned int flags, int priority) except? 0:
     """Create a stream with the given priority.
 
-    Creates a stream with the specified priority and returns a handle in `phStream`.
+    Creates a stream with the specified priority and returns a handle in `ph_stream`.
     This affects the scheduling priority of work in the stream. Priorities provide a
     hint to preferentially run work with higher priority when possible, but do not
     preempt already-running work or provide any other functional guarantee on execution
@@ -12614,16 +12644,17 @@ cpdef intptr_t stream_create_with_priority(unsigned int flags, int priority) exc
 
     Returns
     -------
-    phStream : int
+    ph_stream : int
         Returned newly created stream
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_OUT_OF_MEMORY
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_OUT_OF_MEMORY
 
     See Also
     --------
@@ -12672,11 +12703,11 @@ cpdef int stream_get_priority(intptr_t h_stream) except? -1:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE,
-        CUDA_ERROR_OUT_OF_MEMORY
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_INVALID_HANDLE, ERROR_OUT_OF_MEMORY
 
     See Also
     --------
@@ -12711,11 +12742,11 @@ cpdef int stream_get_device(intptr_t h_stream) except? -1:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE,
-        CUDA_ERROR_OUT_OF_MEMORY
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_INVALID_HANDLE, ERROR_OUT_OF_MEMORY
 
     See Also
     --------
@@ -12751,11 +12782,11 @@ cpdef unsigned int stream_get_flags(intptr_t h_stream) except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE,
-        CUDA_ERROR_OUT_OF_MEMORY
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_INVALID_HANDLE, ERROR_OUT_OF_MEMORY
 
     See Also
     --------
@@ -12774,10 +12805,10 @@ cpdef unsigned int stream_get_flags(intptr_t h_stream) except? 0:
 cpdef unsigned long long stream_get_id(intptr_t h_stream) except? 0:
     """Returns the unique Id associated with the stream handle supplied.
 
-    Returns, as `streamId`, the unique Id which is associated with the given stream
+    Returns, as `stream_id`, the unique Id which is associated with the given stream
     handle. The Id is unique for the life of the program.
 
-    The stream handle `hStream` can refer to any of the following:
+    The stream handle `h_stream` can refer to any of the following:
 
     - a stream created via any of the CUDA driver APIs such as stream_create and
       stream_create_with_priority, or their runtime API equivalents such as
@@ -12794,15 +12825,16 @@ cpdef unsigned long long stream_get_id(intptr_t h_stream) except? 0:
 
     Returns
     -------
-    streamId : int
+    stream_id : int
         Pointer to store the Id of the stream
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE
+        ERROR_INVALID_VALUE, ERROR_INVALID_HANDLE
 
     See Also
     --------
@@ -12824,10 +12856,10 @@ cpdef intptr_t stream_get_ctx(intptr_t h_stream) except? 0:
 
     Note there is a later version of this API, stream_get_ctx_v2. It will supplant this
     version in CUDA 13.0. It is recommended to use stream_get_ctx_v2 till then as this
-    version will return CUDA_ERROR_NOT_SUPPORTED for streams created via the API
+    version will return ERROR_NOT_SUPPORTED for streams created via the API
     green_ctx_stream_create.
 
-    The stream handle `hStream` can refer to any of the following:
+    The stream handle `h_stream` can refer to any of the following:
 
     - a stream created via any of the CUDA driver APIs such as stream_create and
       stream_create_with_priority, or their runtime API equivalents such as
@@ -12838,8 +12870,7 @@ cpdef intptr_t stream_get_ctx(intptr_t h_stream) except? 0:
       CU_STREAM_PER_THREAD. The runtime API equivalents of these are also accepted,
       which are NULL, cudaStreamLegacy and cudaStreamPerThread respectively. Specifying
       any of the special handles will return the context current to the calling thread.
-      If no context is current to the calling thread, CUDA_ERROR_INVALID_CONTEXT is
-      returned.
+      If no context is current to the calling thread, ERROR_INVALID_CONTEXT is returned.
 
     Parameters
     ----------
@@ -12854,10 +12885,11 @@ cpdef intptr_t stream_get_ctx(intptr_t h_stream) except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_NOT_SUPPORTED
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE, ERROR_NOT_SUPPORTED
 
     See Also
     --------
@@ -12881,12 +12913,12 @@ cpdef tuple stream_get_ctx_v2(intptr_t h_stream):
     Returns the contexts that the stream is associated with.
 
     If the stream is associated with a green context, the API returns the green context
-    in `pGreenCtx` and the primary context of the associated device in `pCtx`.
+    in `p_green_ctx` and the primary context of the associated device in `p_ctx`.
 
     If the stream is associated with a regular context, the API returns the regular
-    context in `pCtx` and NULL in `pGreenCtx`.
+    context in `p_ctx` and NULL in `p_green_ctx`.
 
-    The stream handle `hStream` can refer to any of the following:
+    The stream handle `h_stream` can refer to any of the following:
 
     - a stream created via any of the CUDA driver APIs such as stream_create,
       stream_create_with_priority and green_ctx_stream_create, or their runtime API
@@ -12899,12 +12931,12 @@ cpdef tuple stream_get_ctx_v2(intptr_t h_stream):
       the special handles are specified, the API will operate on the context current to
       the calling thread. If a green context (that was converted via ctx_from_green_ctx
       before setting it current) is current to the calling thread, the API will return
-      the green context in `pGreenCtx` and the primary context of the associated device
-      in `pCtx`. If a regular context is current, the API returns the regular context in
-      `pCtx` and NULL in `pGreenCtx`. Note that specifying CU_STREAM_PER_THREAD or
-      cudaStreamPerThread will return CUDA_ERROR_INVALID_HANDLE if a green context is
-      current to the calling thread. If no context is current to the calling thread,
-      CUDA_ERROR_INVALID_CONTEXT is returned.
+      the green context in `p_green_ctx` and the primary context of the associated
+      device in `p_ctx`. If a regular context is current, the API returns the regular
+      context in `p_ctx` and NULL in `p_green_ctx`. Note that specifying
+      CU_STREAM_PER_THREAD or cudaStreamPerThread will return ERROR_INVALID_HANDLE if a
+      green context is current to the calling thread. If no context is current to the
+      calling thread, ERROR_INVALID_CONTEXT is returned.
 
     Parameters
     ----------
@@ -12913,19 +12945,20 @@ cpdef tuple stream_get_ctx_v2(intptr_t h_stream):
 
     Returns
     -------
-    pCtx : int
+    p_ctx : int
         Returned regular context associated with the stream
-    pGreenCtx : int
+    p_green_ctx : int
         Returned green context if the stream is associated with a green context or NULL
         if not
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE
 
     See Also
     --------
@@ -12947,17 +12980,16 @@ cpdef tuple stream_get_ctx_v2(intptr_t h_stream):
 cpdef stream_wait_event(intptr_t h_stream, intptr_t h_event, unsigned int flags):
     """Make a compute stream wait on an event.
 
-    Makes all future work submitted to `hStream` wait for all work captured in `hEvent`.
-    See event_record for details on what is captured by an event. The synchronization
-    will be performed efficiently on the device when applicable. `hEvent` may be from a
-    different context or device than `hStream`.
+    Makes all future work submitted to `h_stream` wait for all work captured in
+    `h_event`. See event_record for details on what is captured by an event. The
+    synchronization will be performed efficiently on the device when applicable.
+    `h_event` may be from a different context or device than `h_stream`.
 
     flags include:
 
-    - EventWaitFlags.CU_EVENT_WAIT_DEFAULT: Default event creation flag.
-    - EventWaitFlags.CU_EVENT_WAIT_EXTERNAL: Event is captured in the graph as an
-      external event node when performing stream capture. This flag is invalid outside
-      of stream capture.
+    - EventWaitFlags.DEFAULT: Default event creation flag.
+    - EventWaitFlags.EXTERNAL: Event is captured in the graph as an external event node
+      when performing stream capture. This flag is invalid outside of stream capture.
 
     Parameters
     ----------
@@ -12975,10 +13007,11 @@ cpdef stream_wait_event(intptr_t h_stream, intptr_t h_event, unsigned int flags)
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE,
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE,
 
     See Also
     --------
@@ -13000,11 +13033,11 @@ cpdef stream_add_callback(intptr_t h_stream, intptr_t callback, intptr_t user_da
     executed exactly once. The callback will block later work in the stream until it is
     finished.
 
-    The callback may be passed CUDA_SUCCESS or an error code. In the event of a device
-    error, all subsequently executed callbacks will receive an appropriate CUresult.
+    The callback may be passed SUCCESS or an error code. In the event of a device error,
+    all subsequently executed callbacks will receive an appropriate CUresult.
 
     Callbacks must not make any CUDA API calls. Attempting to use a CUDA API will result
-    in CUDA_ERROR_NOT_PERMITTED. Callbacks must not perform any synchronization that may
+    in ERROR_NOT_PERMITTED. Callbacks must not perform any synchronization that may
     depend on outstanding device work or other callbacks that are not mandated to run
     earlier. Callbacks without a mandated order (in independent streams) execute in
     undefined order and may be serialized.
@@ -13033,7 +13066,7 @@ cpdef stream_add_callback(intptr_t h_stream, intptr_t callback, intptr_t user_da
         Stream to add callback to
     callback : int
         The function to call once preceding stream operations are complete
-    user_data : Buffer | int
+    user_data : int
         User specified data to be passed to the callback function
     flags : int
         Reserved for future use, must be 0
@@ -13045,10 +13078,11 @@ cpdef stream_add_callback(intptr_t h_stream, intptr_t callback, intptr_t user_da
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_NOT_SUPPORTED
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE, ERROR_NOT_SUPPORTED
 
     See Also
     --------
@@ -13073,7 +13107,7 @@ cpdef stream_add_callback(intptr_t h_stream, intptr_t callback, intptr_t user_da
 cpdef stream_begin_capture_v2(intptr_t h_stream, int mode):
     """Begins graph capture on a stream.
 
-    Begin graph capture on `hStream`. When a stream is in capture mode, all operations
+    Begin graph capture on `h_stream`. When a stream is in capture mode, all operations
     pushed into the stream will not be executed, but will instead be captured into a
     graph, which will be returned via stream_end_capture. Capture may not be initiated
     if stream is CU_STREAM_LEGACY. Capture must be ended on the same stream in which it
@@ -13081,14 +13115,14 @@ cpdef stream_begin_capture_v2(intptr_t h_stream, int mode):
     mode. The capture mode may be queried via stream_is_capturing. A unique id
     representing the capture sequence may be queried via stream_get_capture_info_v2.
 
-    If `mode` is not StreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED,
-    stream_end_capture must be called on this stream from the same thread.
+    If `mode` is not StreamCaptureMode.RELAXED, stream_end_capture must be called on
+    this stream from the same thread.
 
     Parameters
     ----------
     h_stream : int
         Stream in which to initiate capture
-    mode : StreamCaptureMode | int
+    mode : int
         Controls the interaction of this capture sequence with other API calls that are
         potentially unsafe. For more details see thread_exchange_stream_capture_mode.
 
@@ -13099,9 +13133,10 @@ cpdef stream_begin_capture_v2(intptr_t h_stream, int mode):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -13124,9 +13159,9 @@ cpdef stream_begin_capture_v2(intptr_t h_stream, int mode):
 cpdef stream_begin_capture_to_graph(intptr_t h_stream, intptr_t h_graph, dependencies, dependency_data, size_t num_dependencies, int mode):
     """Begins graph capture on a stream to an existing graph.
 
-    Begin graph capture on `hStream`, placing new nodes into an existing graph. When a
+    Begin graph capture on `h_stream`, placing new nodes into an existing graph. When a
     stream is in capture mode, all operations pushed into the stream will not be
-    executed, but will instead be captured into `hGraph`. The graph will not be
+    executed, but will instead be captured into `h_graph`. The graph will not be
     instantiable until the user calls stream_end_capture.
 
     Capture may not be initiated if stream is CU_STREAM_LEGACY. Capture must be ended on
@@ -13135,8 +13170,8 @@ cpdef stream_begin_capture_to_graph(intptr_t h_stream, intptr_t h_graph, depende
     stream_is_capturing. A unique id representing the capture sequence may be queried
     via stream_get_capture_info_v2.
 
-    If `mode` is not StreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED,
-    stream_end_capture must be called on this stream from the same thread.
+    If `mode` is not StreamCaptureMode.RELAXED, stream_end_capture must be called on
+    this stream from the same thread.
 
     Parameters
     ----------
@@ -13151,7 +13186,7 @@ cpdef stream_begin_capture_to_graph(intptr_t h_stream, intptr_t h_graph, depende
         Optional array of data associated with each dependency.
     num_dependencies : int
         Number of dependencies.
-    mode : StreamCaptureMode | int
+    mode : int
         Controls the interaction of this capture sequence with other API calls that are
         potentially unsafe. For more details see thread_exchange_stream_capture_mode.
 
@@ -13162,9 +13197,10 @@ cpdef stream_begin_capture_to_graph(intptr_t h_stream, intptr_t h_graph, depende
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -13214,22 +13250,19 @@ cpdef int thread_exchange_stream_capture_mode(int mode) except? -1:
 
     A thread's mode is one of the following:
 
-    - StreamCaptureMode.CU_STREAM_CAPTURE_MODE_GLOBAL: This is the default mode. If the
-      local thread has an ongoing capture sequence that was not initiated with
-      StreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED at stream_begin_capture_v2, or if
-      any other thread has a concurrent capture sequence initiated with
-      StreamCaptureMode.CU_STREAM_CAPTURE_MODE_GLOBAL, this thread is prohibited from
+    - StreamCaptureMode.GLOBAL: This is the default mode. If the local thread has an
+      ongoing capture sequence that was not initiated with StreamCaptureMode.RELAXED at
+      stream_begin_capture_v2, or if any other thread has a concurrent capture sequence
+      initiated with StreamCaptureMode.GLOBAL, this thread is prohibited from
       potentially unsafe API calls.
-    - StreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL: If the local thread has an
-      ongoing capture sequence not initiated with
-      StreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED, it is prohibited from
+    - StreamCaptureMode.THREAD_LOCAL: If the local thread has an ongoing capture
+      sequence not initiated with StreamCaptureMode.RELAXED, it is prohibited from
       potentially unsafe API calls. Concurrent capture sequences in other threads are
       ignored.
-    - StreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED: The local thread is not
-      prohibited from potentially unsafe API calls. Note that the thread is still
-      prohibited from API calls which necessarily conflict with stream capture, for
-      example, attempting event_query on an event that was last recorded inside a
-      capture sequence.
+    - StreamCaptureMode.RELAXED: The local thread is not prohibited from potentially
+      unsafe API calls. Note that the thread is still prohibited from API calls which
+      necessarily conflict with stream capture, for example, attempting event_query on
+      an event that was last recorded inside a capture sequence.
 
     Parameters
     ----------
@@ -13244,9 +13277,10 @@ cpdef int thread_exchange_stream_capture_mode(int mode) except? -1:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -13264,14 +13298,13 @@ cpdef int thread_exchange_stream_capture_mode(int mode) except? -1:
 cpdef intptr_t stream_end_capture(intptr_t h_stream) except? 0:
     """Ends capture on a stream, returning the captured graph.
 
-    End capture on `hStream`, returning the captured graph via `phGraph`. Capture must
-    have been initiated on `hStream` via a call to stream_begin_capture_v2. If capture
+    End capture on `h_stream`, returning the captured graph via `ph_graph`. Capture must
+    have been initiated on `h_stream` via a call to stream_begin_capture_v2. If capture
     was invalidated, due to a violation of the rules of stream capture, then a NULL
     graph will be returned.
 
-    If the mode argument to stream_begin_capture_v2 was not
-    StreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED, this call must be from the same
-    thread as stream_begin_capture_v2.
+    If the mode argument to stream_begin_capture_v2 was not StreamCaptureMode.RELAXED,
+    this call must be from the same thread as stream_begin_capture_v2.
 
     Parameters
     ----------
@@ -13280,16 +13313,17 @@ cpdef intptr_t stream_end_capture(intptr_t h_stream) except? 0:
 
     Returns
     -------
-    phGraph : int
+    ph_graph : int
         The captured graph
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE,
-        CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE,
+        ERROR_STREAM_CAPTURE_WRONG_THREAD
 
     See Also
     --------
@@ -13307,20 +13341,20 @@ cpdef intptr_t stream_end_capture(intptr_t h_stream) except? 0:
 cpdef int stream_is_capturing(intptr_t h_stream) except? -1:
     """Returns a stream's capture status.
 
-    Return the capture status of `hStream` via `captureStatus`. After a successful call,
-    `captureStatus` will contain one of the following:
+    Return the capture status of `h_stream` via `capture_status`. After a successful
+    call, `capture_status` will contain one of the following:
 
-    - StreamCaptureStatus.CU_STREAM_CAPTURE_STATUS_NONE: The stream is not capturing.
-    - StreamCaptureStatus.CU_STREAM_CAPTURE_STATUS_ACTIVE: The stream is capturing.
-    - StreamCaptureStatus.CU_STREAM_CAPTURE_STATUS_INVALIDATED: The stream was capturing
-      but an error has invalidated the capture sequence. The capture sequence must be
-      terminated with stream_end_capture on the stream where it was initiated in order
-      to continue using `hStream`.
+    - StreamCaptureStatus.NONE: The stream is not capturing.
+    - StreamCaptureStatus.ACTIVE: The stream is capturing.
+    - StreamCaptureStatus.INVALIDATED: The stream was capturing but an error has
+      invalidated the capture sequence. The capture sequence must be terminated with
+      stream_end_capture on the stream where it was initiated in order to continue using
+      `h_stream`.
 
     Note that, if this is called on CU_STREAM_LEGACY (the "null stream") while a
     blocking stream in the same context is capturing, it will return
-    CUDA_ERROR_STREAM_CAPTURE_IMPLICIT and `captureStatus` is unspecified after the
-    call. The blocking stream capture is not invalidated.
+    ERROR_STREAM_CAPTURE_IMPLICIT and `capture_status` is unspecified after the call.
+    The blocking stream capture is not invalidated.
 
     When a blocking stream is capturing, the legacy stream is in an unusable state until
     the blocking stream capture is terminated. The legacy stream is not supported for
@@ -13334,16 +13368,17 @@ cpdef int stream_is_capturing(intptr_t h_stream) except? -1:
 
     Returns
     -------
-    captureStatus : int
+    capture_status : int
         Returns the stream's capture status
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE,
-        CUDA_ERROR_STREAM_CAPTURE_IMPLICIT
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE,
+        ERROR_STREAM_CAPTURE_IMPLICIT
 
     See Also
     --------
@@ -13364,18 +13399,16 @@ cpdef stream_update_capture_dependencies(intptr_t h_stream, dependencies, size_t
     Modifies the dependency set of a capturing stream. The dependency set is the set of
     nodes that the next captured node in the stream will depend on.
 
-    Valid flags are
-    StreamUpdateCaptureDependenciesFlags.CU_STREAM_ADD_CAPTURE_DEPENDENCIES and
-    StreamUpdateCaptureDependenciesFlags.CU_STREAM_SET_CAPTURE_DEPENDENCIES. These
-    control whether the set passed to the API is added to the existing set or replaces
-    it. A flags value of 0 defaults to
-    StreamUpdateCaptureDependenciesFlags.CU_STREAM_ADD_CAPTURE_DEPENDENCIES.
+    Valid flags are StreamUpdateCaptureDependenciesFlags.ADD_CAPTURE_DEPENDENCIES and
+    StreamUpdateCaptureDependenciesFlags.SET_CAPTURE_DEPENDENCIES. These control whether
+    the set passed to the API is added to the existing set or replaces it. A flags value
+    of 0 defaults to StreamUpdateCaptureDependenciesFlags.ADD_CAPTURE_DEPENDENCIES.
 
     Nodes that are removed from the dependency set via this API do not result in
-    CUDA_ERROR_STREAM_CAPTURE_UNJOINED if they are unreachable from the stream at
+    ERROR_STREAM_CAPTURE_UNJOINED if they are unreachable from the stream at
     stream_end_capture.
 
-    Returns CUDA_ERROR_ILLEGAL_STATE if the stream is not capturing.
+    Returns ERROR_ILLEGAL_STATE if the stream is not capturing.
 
     This API is new in CUDA 11.3. Developers requiring compatibility across minor
     versions to CUDA 11.0 should not use this API or provide a fallback.
@@ -13398,9 +13431,10 @@ cpdef stream_update_capture_dependencies(intptr_t h_stream, dependencies, size_t
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_ILLEGAL_STATE
+        ERROR_INVALID_VALUE, ERROR_ILLEGAL_STATE
 
     See Also
     --------
@@ -13422,18 +13456,16 @@ cpdef stream_update_capture_dependencies_v2(intptr_t h_stream, dependencies, dep
     nodes that the next captured node in the stream will depend on along with the edge
     data for those dependencies.
 
-    Valid flags are
-    StreamUpdateCaptureDependenciesFlags.CU_STREAM_ADD_CAPTURE_DEPENDENCIES and
-    StreamUpdateCaptureDependenciesFlags.CU_STREAM_SET_CAPTURE_DEPENDENCIES. These
-    control whether the set passed to the API is added to the existing set or replaces
-    it. A flags value of 0 defaults to
-    StreamUpdateCaptureDependenciesFlags.CU_STREAM_ADD_CAPTURE_DEPENDENCIES.
+    Valid flags are StreamUpdateCaptureDependenciesFlags.ADD_CAPTURE_DEPENDENCIES and
+    StreamUpdateCaptureDependenciesFlags.SET_CAPTURE_DEPENDENCIES. These control whether
+    the set passed to the API is added to the existing set or replaces it. A flags value
+    of 0 defaults to StreamUpdateCaptureDependenciesFlags.ADD_CAPTURE_DEPENDENCIES.
 
     Nodes that are removed from the dependency set via this API do not result in
-    CUDA_ERROR_STREAM_CAPTURE_UNJOINED if they are unreachable from the stream at
+    ERROR_STREAM_CAPTURE_UNJOINED if they are unreachable from the stream at
     stream_end_capture.
 
-    Returns CUDA_ERROR_ILLEGAL_STATE if the stream is not capturing.
+    Returns ERROR_ILLEGAL_STATE if the stream is not capturing.
 
     Parameters
     ----------
@@ -13455,9 +13487,10 @@ cpdef stream_update_capture_dependencies_v2(intptr_t h_stream, dependencies, dep
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_ILLEGAL_STATE
+        ERROR_INVALID_VALUE, ERROR_ILLEGAL_STATE
 
     See Also
     --------
@@ -13476,7 +13509,7 @@ cpdef stream_update_capture_dependencies_v2(intptr_t h_stream, dependencies, dep
 cpdef stream_attach_mem_async(intptr_t h_stream, uint64_t dptr, size_t length, unsigned int flags):
     """Attach memory to a stream asynchronously.
 
-    Enqueues an operation in `hStream` to specify stream association of `length` bytes
+    Enqueues an operation in `h_stream` to specify stream association of `length` bytes
     of memory starting from `dptr`. This function is a stream-ordered operation, meaning
     that it is dependent on, and will only take effect when, previous work in stream has
     completed. Any previous association is automatically replaced.
@@ -13487,8 +13520,7 @@ cpdef stream_attach_mem_async(intptr_t h_stream, uint64_t dptr, size_t length, u
       mem_alloc_managed.
     - a valid host-accessible region of system-allocated pageable memory. This type of
       memory may only be specified if the device associated with the stream reports a
-      non-zero value for the device attribute
-      DeviceAttribute.CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS.
+      non-zero value for the device attribute DeviceAttribute.PAGEABLE_MEMORY_ACCESS.
 
     For managed allocations, `length` must be either zero or the entire allocation's
     size. Both indicate that the entire allocation's stream association is being
@@ -13498,21 +13530,19 @@ cpdef stream_attach_mem_async(intptr_t h_stream, uint64_t dptr, size_t length, u
     For pageable host allocations, `length` must be non-zero.
 
     The stream association is specified using `flags` which must be one of
-    CUmemAttach_flags. If the MemAttachFlags.CU_MEM_ATTACH_GLOBAL flag is specified, the
-    memory can be accessed by any stream on any device. If the
-    MemAttachFlags.CU_MEM_ATTACH_HOST flag is specified, the program makes a guarantee
-    that it won't access the memory on the device from any stream on a device that has a
-    zero value for the device attribute
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS. If the
-    MemAttachFlags.CU_MEM_ATTACH_SINGLE flag is specified and `hStream` is associated
-    with a device that has a zero value for the device attribute
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS, the program makes a
-    guarantee that it will only access the memory on the device from `hStream`. It is
+    CUmemAttach_flags. If the MemAttachFlags.GLOBAL flag is specified, the memory can be
+    accessed by any stream on any device. If the MemAttachFlags.HOST flag is specified,
+    the program makes a guarantee that it won't access the memory on the device from any
+    stream on a device that has a zero value for the device attribute
+    DeviceAttribute.CONCURRENT_MANAGED_ACCESS. If the MemAttachFlags.SINGLE flag is
+    specified and `h_stream` is associated with a device that has a zero value for the
+    device attribute DeviceAttribute.CONCURRENT_MANAGED_ACCESS, the program makes a
+    guarantee that it will only access the memory on the device from `h_stream`. It is
     illegal to attach singly to the NULL stream, because the NULL stream is a virtual
     global stream and not a specific stream. An error will be returned in this case.
 
     When memory is associated with a single stream, the Unified Memory system will allow
-    CPU access to this memory region so long as all operations in `hStream` have
+    CPU access to this memory region so long as all operations in `h_stream` have
     completed, regardless of whether other streams are active. In effect, this
     constrains exclusive ownership of the managed memory region by an active GPU to
     per-stream activity instead of whole-GPU activity.
@@ -13526,12 +13556,12 @@ cpdef stream_attach_mem_async(intptr_t h_stream, uint64_t dptr, size_t length, u
     times. Data visibility and coherency will be changed appropriately for all kernels
     which follow a stream-association change.
 
-    If `hStream` is destroyed while data is associated with it, the association is
+    If `h_stream` is destroyed while data is associated with it, the association is
     removed and the association reverts to the default visibility of the allocation as
     specified at mem_alloc_managed. For __managed__ variables, the default association
-    is always MemAttachFlags.CU_MEM_ATTACH_GLOBAL. Note that destroying a stream is an
-    asynchronous operation, and as a result, the change to default association won't
-    happen until all work in the stream has completed.
+    is always MemAttachFlags.GLOBAL. Note that destroying a stream is an asynchronous
+    operation, and as a result, the change to default association won't happen until all
+    work in the stream has completed.
 
     Parameters
     ----------
@@ -13552,10 +13582,11 @@ cpdef stream_attach_mem_async(intptr_t h_stream, uint64_t dptr, size_t length, u
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_NOT_SUPPORTED
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE, ERROR_NOT_SUPPORTED
 
     See Also
     --------
@@ -13572,10 +13603,10 @@ cpdef stream_attach_mem_async(intptr_t h_stream, uint64_t dptr, size_t length, u
 cpdef stream_query(intptr_t h_stream):
     """Determine status of a compute stream.
 
-    Returns CUDA_SUCCESS if all operations in the stream specified by `hStream` have
-    completed, or CUDA_ERROR_NOT_READY if not.
+    Returns SUCCESS if all operations in the stream specified by `h_stream` have
+    completed, or ERROR_NOT_READY if not.
 
-    For the purposes of Unified Memory, a return value of CUDA_SUCCESS is equivalent to
+    For the purposes of Unified Memory, a return value of SUCCESS is equivalent to
     having called stream_synchronize.
 
     Parameters
@@ -13590,10 +13621,11 @@ cpdef stream_query(intptr_t h_stream):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_NOT_READY
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE, ERROR_NOT_READY
 
     See Also
     --------
@@ -13611,8 +13643,8 @@ cpdef stream_synchronize(intptr_t h_stream):
     """Wait until a stream's tasks are completed.
 
     Waits until the device has completed all operations in the stream specified by
-    `hStream`. If the context was created with the CtxFlags.CU_CTX_SCHED_BLOCKING_SYNC
-    flag, the CPU thread will block until the stream is finished with all of its tasks.
+    `h_stream`. If the context was created with the CtxFlags.SCHED_BLOCKING_SYNC flag,
+    the CPU thread will block until the stream is finished with all of its tasks.
 
     Parameters
     ----------
@@ -13626,10 +13658,11 @@ cpdef stream_synchronize(intptr_t h_stream):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE
 
     See Also
     --------
@@ -13646,12 +13679,12 @@ cpdef stream_synchronize(intptr_t h_stream):
 cpdef stream_destroy_v2(intptr_t h_stream):
     """Destroys a stream.
 
-    Destroys the stream specified by `hStream`.
+    Destroys the stream specified by `h_stream`.
 
-    In case the device is still doing work in the stream `hStream` when
+    In case the device is still doing work in the stream `h_stream` when
     stream_destroy_v2 is called, the function will return immediately and the resources
-    associated with `hStream` will be released automatically once the device has
-    completed all work in `hStream`.
+    associated with `h_stream` will be released automatically once the device has
+    completed all work in `h_stream`.
 
     Parameters
     ----------
@@ -13665,10 +13698,11 @@ cpdef stream_destroy_v2(intptr_t h_stream):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_INVALID_HANDLE
 
     See Also
     --------
@@ -13702,9 +13736,10 @@ cpdef stream_copy_attributes(intptr_t dst, intptr_t src):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -13720,7 +13755,7 @@ cpdef stream_copy_attributes(intptr_t dst, intptr_t src):
 cpdef stream_get_attribute(intptr_t h_stream, int attr):
     """Queries stream attribute.
 
-    Queries attribute `attr` from `hStream` and stores it in corresponding member of
+    Queries attribute `attr` from `h_stream` and stores it in corresponding member of
     `value_out`.
 
     Parameters
@@ -13735,9 +13770,10 @@ cpdef stream_get_attribute(intptr_t h_stream, int attr):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE
+        ERROR_INVALID_VALUE, ERROR_INVALID_HANDLE
 
     See Also
     --------
@@ -13755,7 +13791,7 @@ cpdef stream_get_attribute(intptr_t h_stream, int attr):
 cpdef stream_set_attribute(intptr_t h_stream, int attr, value):
     """Sets stream attribute.
 
-    Sets attribute `attr` on `hStream` from corresponding attribute of `value`. The
+    Sets attribute `attr` on `h_stream` from corresponding attribute of `value`. The
     updated attribute will be applied to subsequent work submitted to the stream. It
     will not affect previously submitted work.
 
@@ -13772,9 +13808,10 @@ cpdef stream_set_attribute(intptr_t h_stream, int attr, value):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE
+        ERROR_INVALID_VALUE, ERROR_INVALID_HANDLE
 
     See Also
     --------
@@ -13791,21 +13828,20 @@ cpdef stream_set_attribute(intptr_t h_stream, int attr, value):
 cpdef intptr_t event_create(unsigned int flags) except? 0:
     """Creates an event.
 
-    Creates an event `phEvent` for the current context with the flags specified via
-    `Flags`. Valid flags include:
+    Creates an event `ph_event` for the current context with the flags specified via
+    `flags`. Valid flags include:
 
-    - EventFlags.CU_EVENT_DEFAULT: Default event creation flag.
-    - EventFlags.CU_EVENT_BLOCKING_SYNC: Specifies that the created event should use
-      blocking synchronization. A CPU thread that uses event_synchronize to wait on an
-      event created with this flag will block until the event has actually been
-      recorded.
-    - EventFlags.CU_EVENT_DISABLE_TIMING: Specifies that the created event does not need
-      to record timing data. Events created with this flag specified and the
-      EventFlags.CU_EVENT_BLOCKING_SYNC flag not specified will provide the best
-      performance when used with stream_wait_event and event_query.
-    - EventFlags.CU_EVENT_INTERPROCESS: Specifies that the created event may be used as
-      an interprocess event by ipc_get_event_handle. EventFlags.CU_EVENT_INTERPROCESS
-      must be specified along with EventFlags.CU_EVENT_DISABLE_TIMING.
+    - EventFlags.DEFAULT: Default event creation flag.
+    - EventFlags.BLOCKING_SYNC: Specifies that the created event should use blocking
+      synchronization. A CPU thread that uses event_synchronize to wait on an event
+      created with this flag will block until the event has actually been recorded.
+    - EventFlags.DISABLE_TIMING: Specifies that the created event does not need to
+      record timing data. Events created with this flag specified and the
+      EventFlags.BLOCKING_SYNC flag not specified will provide the best performance when
+      used with stream_wait_event and event_query.
+    - EventFlags.INTERPROCESS: Specifies that the created event may be used as an
+      interprocess event by ipc_get_event_handle. EventFlags.INTERPROCESS must be
+      specified along with EventFlags.DISABLE_TIMING.
 
     Parameters
     ----------
@@ -13814,16 +13850,17 @@ cpdef intptr_t event_create(unsigned int flags) except? 0:
 
     Returns
     -------
-    phEvent : int
+    ph_event : int
         Returns newly created event
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_OUT_OF_MEMORY
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_OUT_OF_MEMORY
 
     See Also
     --------
@@ -13842,18 +13879,18 @@ cpdef intptr_t event_create(unsigned int flags) except? 0:
 cpdef event_record(intptr_t h_event, intptr_t h_stream):
     """Records an event.
 
-    Captures in `hEvent` the contents of `hStream` at the time of this call. `hEvent`
-    and `hStream` must be from the same context otherwise CUDA_ERROR_INVALID_HANDLE is
+    Captures in `h_event` the contents of `h_stream` at the time of this call. `h_event`
+    and `h_stream` must be from the same context otherwise ERROR_INVALID_HANDLE is
     returned. Calls such as event_query or stream_wait_event will then examine or wait
-    for completion of the work that was captured. Uses of `hStream` after this call do
-    not modify `hEvent`. See note on default stream behavior for what is captured in the
-    default case.
+    for completion of the work that was captured. Uses of `h_stream` after this call do
+    not modify `h_event`. See note on default stream behavior for what is captured in
+    the default case.
 
     event_record can be called multiple times on the same event and will overwrite the
     previously captured state. Other APIs such as stream_wait_event use the most
     recently captured state at the time of the API call, and are not affected by later
     calls to event_record. Before the first call to event_record, an event represents an
-    empty set of work, so for example event_query would return CUDA_SUCCESS.
+    empty set of work, so for example event_query would return SUCCESS.
 
     Parameters
     ----------
@@ -13869,10 +13906,11 @@ cpdef event_record(intptr_t h_event, intptr_t h_stream):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -13889,26 +13927,26 @@ cpdef event_record(intptr_t h_event, intptr_t h_stream):
 cpdef event_record_with_flags(intptr_t h_event, intptr_t h_stream, unsigned int flags):
     """Records an event.
 
-    Captures in `hEvent` the contents of `hStream` at the time of this call. `hEvent`
-    and `hStream` must be from the same context otherwise CUDA_ERROR_INVALID_HANDLE is
+    Captures in `h_event` the contents of `h_stream` at the time of this call. `h_event`
+    and `h_stream` must be from the same context otherwise ERROR_INVALID_HANDLE is
     returned. Calls such as event_query or stream_wait_event will then examine or wait
-    for completion of the work that was captured. Uses of `hStream` after this call do
-    not modify `hEvent`. See note on default stream behavior for what is captured in the
-    default case.
+    for completion of the work that was captured. Uses of `h_stream` after this call do
+    not modify `h_event`. See note on default stream behavior for what is captured in
+    the default case.
 
     event_record_with_flags can be called multiple times on the same event and will
     overwrite the previously captured state. Other APIs such as stream_wait_event use
     the most recently captured state at the time of the API call, and are not affected
     by later calls to event_record_with_flags. Before the first call to
     event_record_with_flags, an event represents an empty set of work, so for example
-    event_query would return CUDA_SUCCESS.
+    event_query would return SUCCESS.
 
     flags include:
 
-    - EventRecordFlags.CU_EVENT_RECORD_DEFAULT: Default event creation flag.
-    - EventRecordFlags.CU_EVENT_RECORD_EXTERNAL: Event is captured in the graph as an
-      external event node when performing stream capture. This flag is invalid outside
-      of stream capture.
+    - EventRecordFlags.DEFAULT: Default event creation flag.
+    - EventRecordFlags.EXTERNAL: Event is captured in the graph as an external event
+      node when performing stream capture. This flag is invalid outside of stream
+      capture.
 
     Parameters
     ----------
@@ -13926,10 +13964,11 @@ cpdef event_record_with_flags(intptr_t h_event, intptr_t h_stream, unsigned int 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -13946,13 +13985,13 @@ cpdef event_record_with_flags(intptr_t h_event, intptr_t h_stream, unsigned int 
 cpdef event_query(intptr_t h_event):
     """Queries an event's status.
 
-    Queries the status of all work currently captured by `hEvent`. See event_record for
+    Queries the status of all work currently captured by `h_event`. See event_record for
     details on what is captured by an event.
 
-    Returns CUDA_SUCCESS if all captured work has been completed, or
-    CUDA_ERROR_NOT_READY if any captured work is incomplete.
+    Returns SUCCESS if all captured work has been completed, or ERROR_NOT_READY if any
+    captured work is incomplete.
 
-    For the purposes of Unified Memory, a return value of CUDA_SUCCESS is equivalent to
+    For the purposes of Unified Memory, a return value of SUCCESS is equivalent to
     having called event_synchronize.
 
     Parameters
@@ -13967,10 +14006,11 @@ cpdef event_query(intptr_t h_event):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_HANDLE,
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_READY
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_HANDLE,
+        ERROR_INVALID_VALUE, ERROR_NOT_READY
 
     See Also
     --------
@@ -13987,13 +14027,13 @@ cpdef event_query(intptr_t h_event):
 cpdef event_synchronize(intptr_t h_event):
     """Waits for an event to complete.
 
-    Waits until the completion of all work currently captured in `hEvent`. See
+    Waits until the completion of all work currently captured in `h_event`. See
     event_record for details on what is captured by an event.
 
-    Waiting for an event that was created with the EventFlags.CU_EVENT_BLOCKING_SYNC
-    flag will cause the calling CPU thread to block until the event has been completed
-    by the device. If the EventFlags.CU_EVENT_BLOCKING_SYNC flag has not been set, then
-    the CPU thread will busy-wait until the event has been completed by the device.
+    Waiting for an event that was created with the EventFlags.BLOCKING_SYNC flag will
+    cause the calling CPU thread to block until the event has been completed by the
+    device. If the EventFlags.BLOCKING_SYNC flag has not been set, then the CPU thread
+    will busy-wait until the event has been completed by the device.
 
     Parameters
     ----------
@@ -14007,10 +14047,11 @@ cpdef event_synchronize(intptr_t h_event):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE
 
     See Also
     --------
@@ -14027,12 +14068,12 @@ cpdef event_synchronize(intptr_t h_event):
 cpdef event_destroy_v2(intptr_t h_event):
     """Destroys an event.
 
-    Destroys the event specified by `hEvent`.
+    Destroys the event specified by `h_event`.
 
     An event may be destroyed before it is complete (i.e., while event_query would
-    return CUDA_ERROR_NOT_READY). In this case, the call does not block on completion of
-    the event, and any associated resources will automatically be released
-    asynchronously at completion.
+    return ERROR_NOT_READY). In this case, the call does not block on completion of the
+    event, and any associated resources will automatically be released asynchronously at
+    completion.
 
     Parameters
     ----------
@@ -14046,10 +14087,11 @@ cpdef event_destroy_v2(intptr_t h_event):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE
 
     See Also
     --------
@@ -14076,12 +14118,12 @@ cpdef float event_elapsed_time(intptr_t h_start, intptr_t h_end) except? -1:
     number of other different stream operations could execute in between the two
     measured events, thus altering the timing in a significant way.
 
-    If event_record has not been called on either event then CUDA_ERROR_INVALID_HANDLE
-    is returned. If event_record has been called on both events but one or both of them
-    has not yet been completed (that is, event_query would return CUDA_ERROR_NOT_READY
-    on at least one of the events), CUDA_ERROR_NOT_READY is returned. If either event
-    was created with the EventFlags.CU_EVENT_DISABLE_TIMING flag, then this function
-    will return CUDA_ERROR_INVALID_HANDLE.
+    If event_record has not been called on either event then ERROR_INVALID_HANDLE is
+    returned. If event_record has been called on both events but one or both of them has
+    not yet been completed (that is, event_query would return ERROR_NOT_READY on at
+    least one of the events), ERROR_NOT_READY is returned. If either event was created
+    with the EventFlags.DISABLE_TIMING flag, then this function will return
+    ERROR_INVALID_HANDLE.
 
     Note there is a later version of this API, event_elapsed_time_v2. It will supplant
     this version in CUDA 13.0, which is retained for minor version compatibility.
@@ -14095,17 +14137,17 @@ cpdef float event_elapsed_time(intptr_t h_start, intptr_t h_end) except? -1:
 
     Returns
     -------
-    pMilliseconds : float
-        Time between `hStart` and `hEnd` in ms
+    p_milliseconds : float
+        Time between `h_start` and `h_end` in ms
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_NOT_READY,
-        CUDA_ERROR_UNKNOWN
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE, ERROR_NOT_READY, ERROR_UNKNOWN
 
     See Also
     --------
@@ -14137,12 +14179,12 @@ cpdef float event_elapsed_time_v2(intptr_t h_start, intptr_t h_end) except? -1:
     number of other different stream operations could execute in between the two
     measured events, thus altering the timing in a significant way.
 
-    If event_record has not been called on either event then CUDA_ERROR_INVALID_HANDLE
-    is returned. If event_record has been called on both events but one or both of them
-    has not yet been completed (that is, event_query would return CUDA_ERROR_NOT_READY
-    on at least one of the events), CUDA_ERROR_NOT_READY is returned. If either event
-    was created with the EventFlags.CU_EVENT_DISABLE_TIMING flag, then this function
-    will return CUDA_ERROR_INVALID_HANDLE.
+    If event_record has not been called on either event then ERROR_INVALID_HANDLE is
+    returned. If event_record has been called on both events but one or both of them has
+    not yet been completed (that is, event_query would return ERROR_NOT_READY on at
+    least one of the events), ERROR_NOT_READY is returned. If either event was created
+    with the EventFlags.DISABLE_TIMING flag, then this function will return
+    ERROR_INVALID_HANDLE.
 
     Parameters
     ----------
@@ -14153,17 +14195,17 @@ cpdef float event_elapsed_time_v2(intptr_t h_start, intptr_t h_end) except? -1:
 
     Returns
     -------
-    pMilliseconds : float
-        Time between `hStart` and `hEnd` in ms
+    p_milliseconds : float
+        Time between `h_start` and `h_end` in ms
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_NOT_READY,
-        CUDA_ERROR_UNKNOWN
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE, ERROR_NOT_READY, ERROR_UNKNOWN
 
     See Also
     --------
@@ -14183,9 +14225,9 @@ cpdef intptr_t import_external_memory(mem_handle_desc) except? 0:
     """Imports an external memory object.
 
     Imports an externally allocated memory object and returns a handle to that in
-    `extMem_out`.
+    `ext_mem_out`.
 
-    The properties of the handle being imported must be described in `memHandleDesc`.
+    The properties of the handle being imported must be described in `mem_handle_desc`.
     The CUDA_EXTERNAL_MEMORY_HANDLE_DESC structure is defined as follows:
 
 
@@ -14218,60 +14260,54 @@ cpdef intptr_t import_external_memory(mem_handle_desc) except? 0:
         CU_EXTERNAL_MEMORY_HANDLE_TYPE_NVSCIBUF           = 8,
         } CUexternalMemoryHandleType;
 
-    If type is ExternalMemoryHandleType.CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD, then
-    handlefd must be a valid file descriptor referencing a memory object. Ownership of
-    the file descriptor is transferred to the CUDA driver when the handle is imported
-    successfully. Performing any operations on the file descriptor after it is imported
-    results in undefined behavior.
+    If type is ExternalMemoryHandleType.OPAQUE_FD, then handlefd must be a valid file
+    descriptor referencing a memory object. Ownership of the file descriptor is
+    transferred to the CUDA driver when the handle is imported successfully. Performing
+    any operations on the file descriptor after it is imported results in undefined
+    behavior.
 
-    If type is ExternalMemoryHandleType.CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_WIN32,
-    then exactly one of handlehandle and handlename must not be NULL. If handlehandle is
-    not NULL, then it must represent a valid shared NT handle that references a memory
-    object. Ownership of this handle is not transferred to CUDA after the import
-    operation, so the application must release the handle using the appropriate system
-    call. If handlename is not NULL, then it must point to a NULL-terminated array of
-    UTF-16 characters that refers to a memory object.
+    If type is ExternalMemoryHandleType.OPAQUE_WIN32, then exactly one of handlehandle
+    and handlename must not be NULL. If handlehandle is not NULL, then it must represent
+    a valid shared NT handle that references a memory object. Ownership of this handle
+    is not transferred to CUDA after the import operation, so the application must
+    release the handle using the appropriate system call. If handlename is not NULL,
+    then it must point to a NULL-terminated array of UTF-16 characters that refers to a
+    memory object.
 
-    If type is ExternalMemoryHandleType.CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_WIN32_KMT,
-    then handlehandle must be non-NULL and handlename must be NULL. The handle specified
-    must be a globally shared KMT handle. This handle does not hold a reference to the
-    underlying object, and thus will be invalid when all references to the memory object
-    are destroyed.
+    If type is ExternalMemoryHandleType.OPAQUE_WIN32_KMT, then handlehandle must be
+    non-NULL and handlename must be NULL. The handle specified must be a globally shared
+    KMT handle. This handle does not hold a reference to the underlying object, and thus
+    will be invalid when all references to the memory object are destroyed.
 
-    If type is ExternalMemoryHandleType.CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D12_HEAP, then
-    exactly one of handlehandle and handlename must not be NULL. If handlehandle is not
-    NULL, then it must represent a valid shared NT handle that is returned by
-    ID3D12DeviceCreateSharedHandle when referring to a ID3D12Heap object. This handle
-    holds a reference to the underlying object. If handlename is not NULL, then it must
-    point to a NULL-terminated array of UTF-16 characters that refers to a ID3D12Heap
+    If type is ExternalMemoryHandleType.D3D12_HEAP, then exactly one of handlehandle and
+    handlename must not be NULL. If handlehandle is not NULL, then it must represent a
+    valid shared NT handle that is returned by ID3D12DeviceCreateSharedHandle when
+    referring to a ID3D12Heap object. This handle holds a reference to the underlying
+    object. If handlename is not NULL, then it must point to a NULL-terminated array of
+    UTF-16 characters that refers to a ID3D12Heap object.
+
+    If type is ExternalMemoryHandleType.D3D12_RESOURCE, then exactly one of handlehandle
+    and handlename must not be NULL. If handlehandle is not NULL, then it must represent
+    a valid shared NT handle that is returned by ID3D12DeviceCreateSharedHandle when
+    referring to a ID3D12Resource object. This handle holds a reference to the
+    underlying object. If handlename is not NULL, then it must point to a
+    NULL-terminated array of UTF-16 characters that refers to a ID3D12Resource object.
+
+    If type is ExternalMemoryHandleType.D3D11_RESOURCE, then handlehandle must represent
+    a valid shared NT handle that is returned by IDXGIResource1CreateSharedHandle when
+    referring to a ID3D11Resource object. If handlename is not NULL, then it must point
+    to a NULL-terminated array of UTF-16 characters that refers to a ID3D11Resource
     object.
 
-    If type is ExternalMemoryHandleType.CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D12_RESOURCE,
-    then exactly one of handlehandle and handlename must not be NULL. If handlehandle is
-    not NULL, then it must represent a valid shared NT handle that is returned by
-    ID3D12DeviceCreateSharedHandle when referring to a ID3D12Resource object. This
-    handle holds a reference to the underlying object. If handlename is not NULL, then
-    it must point to a NULL-terminated array of UTF-16 characters that refers to a
-    ID3D12Resource object.
+    If type is ExternalMemoryHandleType.D3D11_RESOURCE_KMT, then handlehandle must
+    represent a valid shared KMT handle that is returned by IDXGIResourceGetSharedHandle
+    when referring to a ID3D11Resource object and handlename must be NULL.
 
-    If type is ExternalMemoryHandleType.CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D11_RESOURCE,
-    then handlehandle must represent a valid shared NT handle that is returned by
-    IDXGIResource1CreateSharedHandle when referring to a ID3D11Resource object. If
-    handlename is not NULL, then it must point to a NULL-terminated array of UTF-16
-    characters that refers to a ID3D11Resource object.
-
-    If type is
-    ExternalMemoryHandleType.CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D11_RESOURCE_KMT, then
-    handlehandle must represent a valid shared KMT handle that is returned by
-    IDXGIResourceGetSharedHandle when referring to a ID3D11Resource object and
-    handlename must be NULL.
-
-    If type is ExternalMemoryHandleType.CU_EXTERNAL_MEMORY_HANDLE_TYPE_NVSCIBUF, then
-    handlenvSciBufObject must be non-NULL and reference a valid NvSciBuf object. If the
-    NvSciBuf object imported into CUDA is also mapped by other drivers, then the
-    application must use wait_external_semaphores_async or
-    signal_external_semaphores_async as appropriate barriers to maintain coherence
-    between CUDA and the other drivers. See
+    If type is ExternalMemoryHandleType.NVSCIBUF, then handlenvSciBufObject must be
+    non-NULL and reference a valid NvSciBuf object. If the NvSciBuf object imported into
+    CUDA is also mapped by other drivers, then the application must use
+    wait_external_semaphores_async or signal_external_semaphores_async as appropriate
+    barriers to maintain coherence between CUDA and the other drivers. See
     CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC and
     CUDA_EXTERNAL_SEMAPHORE_WAIT_SKIP_NVSCIBUF_MEMSYNC for memory synchronization.
 
@@ -14280,9 +14316,8 @@ cpdef intptr_t import_external_memory(mem_handle_desc) except? 0:
     Specifying the flag CUDA_EXTERNAL_MEMORY_DEDICATED in flags indicates that the
     resource is a dedicated resource. The definition of what a dedicated resource is
     outside the scope of this extension. This flag must be set if type is one of the
-    following: ExternalMemoryHandleType.CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D12_RESOURCE
-    ExternalMemoryHandleType.CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D11_RESOURCE
-    ExternalMemoryHandleType.CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D11_RESOURCE_KMT
+    following: ExternalMemoryHandleType.D3D12_RESOURCE
+    ExternalMemoryHandleType.D3D11_RESOURCE ExternalMemoryHandleType.D3D11_RESOURCE_KMT
 
     Parameters
     ----------
@@ -14291,16 +14326,17 @@ cpdef intptr_t import_external_memory(mem_handle_desc) except? 0:
 
     Returns
     -------
-    extMem_out : int
+    ext_mem_out : int
         Returned handle to an external memory object
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE,
-        CUDA_ERROR_OPERATING_SYSTEM
+        ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE, ERROR_INVALID_HANDLE,
+        ERROR_OPERATING_SYSTEM
 
     See Also
     --------
@@ -14329,9 +14365,9 @@ cpdef uint64_t external_memory_get_mapped_buffer(intptr_t ext_mem, buffer_desc) 
     """Maps a buffer onto an imported memory object.
 
     Maps a buffer onto an imported memory object and returns a device pointer in
-    `devPtr`.
+    `dev_ptr`.
 
-    The properties of the buffer being mapped must be described in `bufferDesc`. The
+    The properties of the buffer being mapped must be described in `buffer_desc`. The
     CUDA_EXTERNAL_MEMORY_BUFFER_DESC structure is defined as follows:
 
 
@@ -14354,7 +14390,7 @@ cpdef uint64_t external_memory_get_mapped_buffer(intptr_t ext_mem, buffer_desc) 
     apply the appropriate offsets to the returned pointer to derive the individual
     buffers.
 
-    The returned pointer `devPtr` must be freed using mem_free_v2.
+    The returned pointer `dev_ptr` must be freed using mem_free_v2.
 
     Parameters
     ----------
@@ -14365,15 +14401,16 @@ cpdef uint64_t external_memory_get_mapped_buffer(intptr_t ext_mem, buffer_desc) 
 
     Returns
     -------
-    devPtr : int
+    dev_ptr : int
         Returned device pointer to buffer
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE
+        ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE, ERROR_INVALID_HANDLE
 
     See Also
     --------
@@ -14397,7 +14434,7 @@ cpdef intptr_t external_memory_get_mapped_mipmapped_array(intptr_t ext_mem, mipm
     `mipmap`.
 
     The properties of the CUDA mipmapped array being mapped must be described in
-    `mipmapDesc`. The structure CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC is defined as
+    `mipmap_desc`. The structure CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC is defined as
     follows:
 
 
@@ -14415,9 +14452,8 @@ cpdef intptr_t external_memory_get_mapped_mipmapped_array(intptr_t ext_mem, mipm
     must be specified in arrayDescFlags. numLevels specifies the total number of levels
     in the mipmap chain.
 
-    If `extMem` was imported from a handle of type
-    ExternalMemoryHandleType.CU_EXTERNAL_MEMORY_HANDLE_TYPE_NVSCIBUF, then numLevels
-    must be equal to 1.
+    If `ext_mem` was imported from a handle of type ExternalMemoryHandleType.NVSCIBUF,
+    then numLevels must be equal to 1.
 
     The returned CUDA mipmapped array must be freed using mipmapped_array_destroy.
 
@@ -14436,9 +14472,10 @@ cpdef intptr_t external_memory_get_mapped_mipmapped_array(intptr_t ext_mem, mipm
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE
+        ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE, ERROR_INVALID_HANDLE
 
     See Also
     --------
@@ -14473,9 +14510,10 @@ cpdef destroy_external_memory(intptr_t ext_mem):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_HANDLE
+        ERROR_NOT_INITIALIZED, ERROR_INVALID_HANDLE
 
     See Also
     --------
@@ -14493,9 +14531,9 @@ cpdef intptr_t import_external_semaphore(sem_handle_desc) except? 0:
     """Imports an external semaphore.
 
     Imports an externally allocated synchronization object and returns a handle to that
-    in `extSem_out`.
+    in `ext_sem_out`.
 
-    The properties of the handle being imported must be described in `semHandleDesc`.
+    The properties of the handle being imported must be described in `sem_handle_desc`.
     The CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC is defined as follows:
 
 
@@ -14529,72 +14567,61 @@ cpdef intptr_t import_external_semaphore(sem_handle_desc) except? 0:
         CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_WIN32 = 10
         } CUexternalSemaphoreHandleType;
 
-    If type is ExternalSemaphoreHandleType.CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD,
-    then handlefd must be a valid file descriptor referencing a synchronization object.
-    Ownership of the file descriptor is transferred to the CUDA driver when the handle
-    is imported successfully. Performing any operations on the file descriptor after it
-    is imported results in undefined behavior.
+    If type is ExternalSemaphoreHandleType.OPAQUE_FD, then handlefd must be a valid file
+    descriptor referencing a synchronization object. Ownership of the file descriptor is
+    transferred to the CUDA driver when the handle is imported successfully. Performing
+    any operations on the file descriptor after it is imported results in undefined
+    behavior.
 
-    If type is
-    ExternalSemaphoreHandleType.CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_WIN32, then
-    exactly one of handlehandle and handlename must not be NULL. If handlehandle is not
-    NULL, then it must represent a valid shared NT handle that references a
-    synchronization object. Ownership of this handle is not transferred to CUDA after
-    the import operation, so the application must release the handle using the
-    appropriate system call. If handlename is not NULL, then it must name a valid
-    synchronization object.
+    If type is ExternalSemaphoreHandleType.OPAQUE_WIN32, then exactly one of
+    handlehandle and handlename must not be NULL. If handlehandle is not NULL, then it
+    must represent a valid shared NT handle that references a synchronization object.
+    Ownership of this handle is not transferred to CUDA after the import operation, so
+    the application must release the handle using the appropriate system call. If
+    handlename is not NULL, then it must name a valid synchronization object.
 
-    If type is
-    ExternalSemaphoreHandleType.CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_WIN32_KMT, then
-    handlehandle must be non-NULL and handlename must be NULL. The handle specified must
-    be a globally shared KMT handle. This handle does not hold a reference to the
-    underlying object, and thus will be invalid when all references to the
-    synchronization object are destroyed.
+    If type is ExternalSemaphoreHandleType.OPAQUE_WIN32_KMT, then handlehandle must be
+    non-NULL and handlename must be NULL. The handle specified must be a globally shared
+    KMT handle. This handle does not hold a reference to the underlying object, and thus
+    will be invalid when all references to the synchronization object are destroyed.
 
-    If type is
-    ExternalSemaphoreHandleType.CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D12_FENCE, then
-    exactly one of handlehandle and handlename must not be NULL. If handlehandle is not
-    NULL, then it must represent a valid shared NT handle that is returned by
-    ID3D12DeviceCreateSharedHandle when referring to a ID3D12Fence object. This handle
-    holds a reference to the underlying object. If handlename is not NULL, then it must
-    name a valid synchronization object that refers to a valid ID3D12Fence object.
+    If type is ExternalSemaphoreHandleType.D3D12_FENCE, then exactly one of handlehandle
+    and handlename must not be NULL. If handlehandle is not NULL, then it must represent
+    a valid shared NT handle that is returned by ID3D12DeviceCreateSharedHandle when
+    referring to a ID3D12Fence object. This handle holds a reference to the underlying
+    object. If handlename is not NULL, then it must name a valid synchronization object
+    that refers to a valid ID3D12Fence object.
 
-    If type is
-    ExternalSemaphoreHandleType.CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D11_FENCE, then
-    handlehandle represents a valid shared NT handle that is returned by
-    ID3D11FenceCreateSharedHandle. If handlename is not NULL, then it must name a valid
-    synchronization object that refers to a valid ID3D11Fence object.
-
-    If type is ExternalSemaphoreHandleType.CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC,
-    then handlenvSciSyncObj represents a valid NvSciSyncObj.
-
-    ExternalSemaphoreHandleType.CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D11_KEYED_MUTEX,
-    then handlehandle represents a valid shared NT handle that is returned by
-    IDXGIResource1CreateSharedHandle when referring to a IDXGIKeyedMutex object. If
+    If type is ExternalSemaphoreHandleType.D3D11_FENCE, then handlehandle represents a
+    valid shared NT handle that is returned by ID3D11FenceCreateSharedHandle. If
     handlename is not NULL, then it must name a valid synchronization object that refers
-    to a valid IDXGIKeyedMutex object.
+    to a valid ID3D11Fence object.
 
-    If type is
-    ExternalSemaphoreHandleType.CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D11_KEYED_MUTEX_KMT,
-    then handlehandle represents a valid shared KMT handle that is returned by
+    If type is ExternalSemaphoreHandleType.NVSCISYNC, then handlenvSciSyncObj represents
+    a valid NvSciSyncObj.
+
+    ExternalSemaphoreHandleType.D3D11_KEYED_MUTEX, then handlehandle represents a valid
+    shared NT handle that is returned by IDXGIResource1CreateSharedHandle when referring
+    to a IDXGIKeyedMutex object. If handlename is not NULL, then it must name a valid
+    synchronization object that refers to a valid IDXGIKeyedMutex object.
+
+    If type is ExternalSemaphoreHandleType.D3D11_KEYED_MUTEX_KMT, then handlehandle
+    represents a valid shared KMT handle that is returned by
     IDXGIResourceGetSharedHandle when referring to a IDXGIKeyedMutex object and
     handlename must be NULL.
 
-    If type is
-    ExternalSemaphoreHandleType.CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD,
-    then handlefd must be a valid file descriptor referencing a synchronization object.
-    Ownership of the file descriptor is transferred to the CUDA driver when the handle
-    is imported successfully. Performing any operations on the file descriptor after it
-    is imported results in undefined behavior.
+    If type is ExternalSemaphoreHandleType.TIMELINE_SEMAPHORE_FD, then handlefd must be
+    a valid file descriptor referencing a synchronization object. Ownership of the file
+    descriptor is transferred to the CUDA driver when the handle is imported
+    successfully. Performing any operations on the file descriptor after it is imported
+    results in undefined behavior.
 
-    If type is
-    ExternalSemaphoreHandleType.CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_WIN32,
-    then exactly one of handlehandle and handlename must not be NULL. If handlehandle is
-    not NULL, then it must represent a valid shared NT handle that references a
-    synchronization object. Ownership of this handle is not transferred to CUDA after
-    the import operation, so the application must release the handle using the
-    appropriate system call. If handlename is not NULL, then it must name a valid
-    synchronization object.
+    If type is ExternalSemaphoreHandleType.TIMELINE_SEMAPHORE_WIN32, then exactly one of
+    handlehandle and handlename must not be NULL. If handlehandle is not NULL, then it
+    must represent a valid shared NT handle that references a synchronization object.
+    Ownership of this handle is not transferred to CUDA after the import operation, so
+    the application must release the handle using the appropriate system call. If
+    handlename is not NULL, then it must name a valid synchronization object.
 
     Parameters
     ----------
@@ -14603,16 +14630,17 @@ cpdef intptr_t import_external_semaphore(sem_handle_desc) except? 0:
 
     Returns
     -------
-    extSem_out : int
+    ext_sem_out : int
         Returned handle to an external semaphore
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_NOT_SUPPORTED, CUDA_ERROR_INVALID_HANDLE,
-        CUDA_ERROR_OPERATING_SYSTEM
+        ERROR_NOT_INITIALIZED, ERROR_NOT_SUPPORTED, ERROR_INVALID_HANDLE,
+        ERROR_OPERATING_SYSTEM
 
     See Also
     --------
@@ -14639,55 +14667,51 @@ cpdef signal_external_semaphores_async(ext_sem_array, params_array, unsigned int
     The exact semantics of signaling a semaphore depends on the type of the object.
 
     If the semaphore object is any one of the following types:
-    ExternalSemaphoreHandleType.CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD,
-    ExternalSemaphoreHandleType.CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_WIN32,
-    ExternalSemaphoreHandleType.CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_WIN32_KMT then
-    signaling the semaphore will set it to the signaled state.
+    ExternalSemaphoreHandleType.OPAQUE_FD, ExternalSemaphoreHandleType.OPAQUE_WIN32,
+    ExternalSemaphoreHandleType.OPAQUE_WIN32_KMT then signaling the semaphore will set
+    it to the signaled state.
 
     If the semaphore object is any one of the following types:
-    ExternalSemaphoreHandleType.CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D12_FENCE,
-    ExternalSemaphoreHandleType.CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D11_FENCE,
-    ExternalSemaphoreHandleType.CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD,
-    ExternalSemaphoreHandleType.CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_WIN32
-    then the semaphore will be set to the value specified in paramsvalue.
+    ExternalSemaphoreHandleType.D3D12_FENCE, ExternalSemaphoreHandleType.D3D11_FENCE,
+    ExternalSemaphoreHandleType.TIMELINE_SEMAPHORE_FD,
+    ExternalSemaphoreHandleType.TIMELINE_SEMAPHORE_WIN32 then the semaphore will be set
+    to the value specified in paramsvalue.
 
-    If the semaphore object is of the type
-    ExternalSemaphoreHandleType.CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC this API
-    sets paramsfence to a value that can be used by subsequent waiters of the same
+    If the semaphore object is of the type ExternalSemaphoreHandleType.NVSCISYNC this
+    API sets paramsfence to a value that can be used by subsequent waiters of the same
     NvSciSync object to order operations with those currently submitted in `stream`.
     Such an update will overwrite previous contents of paramsfence. By default,
     signaling such an external semaphore object causes appropriate memory
     synchronization operations to be performed over all external memory objects that are
-    imported as ExternalMemoryHandleType.CU_EXTERNAL_MEMORY_HANDLE_TYPE_NVSCIBUF. This
-    ensures that any subsequent accesses made by other importers of the same set of
-    NvSciBuf memory object(s) are coherent. These operations can be skipped by
-    specifying the flag CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC, which can
-    be used as a performance optimization when data coherency is not required. But
-    specifying this flag in scenarios where data coherency is required results in
-    undefined behavior. Also, for semaphore object of the type
-    ExternalSemaphoreHandleType.CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC, if the
+    imported as ExternalMemoryHandleType.NVSCIBUF. This ensures that any subsequent
+    accesses made by other importers of the same set of NvSciBuf memory object(s) are
+    coherent. These operations can be skipped by specifying the flag
+    CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC, which can be used as a
+    performance optimization when data coherency is not required. But specifying this
+    flag in scenarios where data coherency is required results in undefined behavior.
+    Also, for semaphore object of the type ExternalSemaphoreHandleType.NVSCISYNC, if the
     NvSciSyncAttrList used to create the NvSciSyncObj had not set the flags in
     device_get_nv_sci_sync_attributes to CUDA_NVSCISYNC_ATTR_SIGNAL, this API will
     return CUDA_ERROR_NOT_SUPPORTED. NvSciSyncFence associated with semaphore object of
-    the type ExternalSemaphoreHandleType.CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC can
-    be deterministic. For this the NvSciSyncAttrList used to create the semaphore object
-    must have value of NvSciSyncAttrKey_RequireDeterministicFences key set to true.
-    Deterministic fences allow users to enqueue a wait over the semaphore object even
-    before corresponding signal is enqueued. For such a semaphore object, CUDA
-    guarantees that each signal operation will increment the fence value by '1'. Users
-    are expected to track count of signals enqueued on the semaphore object and insert
-    waits accordingly. When such a semaphore object is signaled from multiple streams,
-    due to concurrent stream execution, it is possible that the order in which the
-    semaphore gets signaled is indeterministic. This could lead to waiters of the
-    semaphore getting unblocked incorrectly. Users are expected to handle such
-    situations, either by not using the same semaphore object with deterministic fence
-    support enabled in different streams or by adding explicit dependency amongst such
-    streams so that the semaphore is signaled in order.
+    the type ExternalSemaphoreHandleType.NVSCISYNC can be deterministic. For this the
+    NvSciSyncAttrList used to create the semaphore object must have value of
+    NvSciSyncAttrKey_RequireDeterministicFences key set to true. Deterministic fences
+    allow users to enqueue a wait over the semaphore object even before corresponding
+    signal is enqueued. For such a semaphore object, CUDA guarantees that each signal
+    operation will increment the fence value by '1'. Users are expected to track count
+    of signals enqueued on the semaphore object and insert waits accordingly. When such
+    a semaphore object is signaled from multiple streams, due to concurrent stream
+    execution, it is possible that the order in which the semaphore gets signaled is
+    indeterministic. This could lead to waiters of the semaphore getting unblocked
+    incorrectly. Users are expected to handle such situations, either by not using the
+    same semaphore object with deterministic fence support enabled in different streams
+    or by adding explicit dependency amongst such streams so that the semaphore is
+    signaled in order.
 
     If the semaphore object is any one of the following types:
-    ExternalSemaphoreHandleType.CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D11_KEYED_MUTEX,
-    ExternalSemaphoreHandleType.CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D11_KEYED_MUTEX_KMT
-    then the keyed mutex will be released with the key specified in paramskey.
+    ExternalSemaphoreHandleType.D3D11_KEYED_MUTEX,
+    ExternalSemaphoreHandleType.D3D11_KEYED_MUTEX_KMT then the keyed mutex will be
+    released with the key specified in paramskey.
 
     Parameters
     ----------
@@ -14707,9 +14731,10 @@ cpdef signal_external_semaphores_async(ext_sem_array, params_array, unsigned int
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_NOT_SUPPORTED
+        ERROR_NOT_INITIALIZED, ERROR_INVALID_HANDLE, ERROR_NOT_SUPPORTED
 
     See Also
     --------
@@ -14736,47 +14761,42 @@ cpdef wait_external_semaphores_async(ext_sem_array, params_array, unsigned int n
     The exact semantics of waiting on a semaphore depends on the type of the object.
 
     If the semaphore object is any one of the following types:
-    ExternalSemaphoreHandleType.CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD,
-    ExternalSemaphoreHandleType.CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_WIN32,
-    ExternalSemaphoreHandleType.CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_WIN32_KMT then
-    waiting on the semaphore will wait until the semaphore reaches the signaled state.
-    The semaphore will then be reset to the unsignaled state. Therefore for every signal
-    operation, there can only be one wait operation.
+    ExternalSemaphoreHandleType.OPAQUE_FD, ExternalSemaphoreHandleType.OPAQUE_WIN32,
+    ExternalSemaphoreHandleType.OPAQUE_WIN32_KMT then waiting on the semaphore will wait
+    until the semaphore reaches the signaled state. The semaphore will then be reset to
+    the unsignaled state. Therefore for every signal operation, there can only be one
+    wait operation.
 
     If the semaphore object is any one of the following types:
-    ExternalSemaphoreHandleType.CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D12_FENCE,
-    ExternalSemaphoreHandleType.CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D11_FENCE,
-    ExternalSemaphoreHandleType.CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD,
-    ExternalSemaphoreHandleType.CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_WIN32
-    then waiting on the semaphore will wait until the value of the semaphore is greater
-    than or equal to paramsvalue.
+    ExternalSemaphoreHandleType.D3D12_FENCE, ExternalSemaphoreHandleType.D3D11_FENCE,
+    ExternalSemaphoreHandleType.TIMELINE_SEMAPHORE_FD,
+    ExternalSemaphoreHandleType.TIMELINE_SEMAPHORE_WIN32 then waiting on the semaphore
+    will wait until the value of the semaphore is greater than or equal to paramsvalue.
 
-    If the semaphore object is of the type
-    ExternalSemaphoreHandleType.CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC then,
+    If the semaphore object is of the type ExternalSemaphoreHandleType.NVSCISYNC then,
     waiting on the semaphore will wait until the paramsfence is signaled by the signaler
     of the NvSciSyncObj that was associated with this semaphore object. By default,
     waiting on such an external semaphore object causes appropriate memory
     synchronization operations to be performed over all external memory objects that are
-    imported as ExternalMemoryHandleType.CU_EXTERNAL_MEMORY_HANDLE_TYPE_NVSCIBUF. This
-    ensures that any subsequent accesses made by other importers of the same set of
-    NvSciBuf memory object(s) are coherent. These operations can be skipped by
-    specifying the flag CUDA_EXTERNAL_SEMAPHORE_WAIT_SKIP_NVSCIBUF_MEMSYNC, which can be
-    used as a performance optimization when data coherency is not required. But
-    specifying this flag in scenarios where data coherency is required results in
-    undefined behavior. Also, for semaphore object of the type
-    ExternalSemaphoreHandleType.CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC, if the
+    imported as ExternalMemoryHandleType.NVSCIBUF. This ensures that any subsequent
+    accesses made by other importers of the same set of NvSciBuf memory object(s) are
+    coherent. These operations can be skipped by specifying the flag
+    CUDA_EXTERNAL_SEMAPHORE_WAIT_SKIP_NVSCIBUF_MEMSYNC, which can be used as a
+    performance optimization when data coherency is not required. But specifying this
+    flag in scenarios where data coherency is required results in undefined behavior.
+    Also, for semaphore object of the type ExternalSemaphoreHandleType.NVSCISYNC, if the
     NvSciSyncAttrList used to create the NvSciSyncObj had not set the flags in
     device_get_nv_sci_sync_attributes to CUDA_NVSCISYNC_ATTR_WAIT, this API will return
     CUDA_ERROR_NOT_SUPPORTED.
 
     If the semaphore object is any one of the following types:
-    ExternalSemaphoreHandleType.CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D11_KEYED_MUTEX,
-    ExternalSemaphoreHandleType.CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D11_KEYED_MUTEX_KMT
-    then the keyed mutex will be acquired when it is released with the key specified in
-    paramskey or until the timeout specified by paramstimeoutMs has lapsed. The timeout
-    interval can either be a finite value specified in milliseconds or an infinite
-    value. In case an infinite value is specified the timeout never elapses. The windows
-    INFINITE macro must be used to specify infinite timeout.
+    ExternalSemaphoreHandleType.D3D11_KEYED_MUTEX,
+    ExternalSemaphoreHandleType.D3D11_KEYED_MUTEX_KMT then the keyed mutex will be
+    acquired when it is released with the key specified in paramskey or until the
+    timeout specified by paramstimeoutMs has lapsed. The timeout interval can either be
+    a finite value specified in milliseconds or an infinite value. In case an infinite
+    value is specified the timeout never elapses. The windows INFINITE macro must be
+    used to specify infinite timeout.
 
     Parameters
     ----------
@@ -14796,10 +14816,10 @@ cpdef wait_external_semaphores_async(ext_sem_array, params_array, unsigned int n
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_NOT_SUPPORTED,
-        CUDA_ERROR_TIMEOUT
+        ERROR_NOT_INITIALIZED, ERROR_INVALID_HANDLE, ERROR_NOT_SUPPORTED, ERROR_TIMEOUT
 
     See Also
     --------
@@ -14835,9 +14855,10 @@ cpdef destroy_external_semaphore(intptr_t ext_sem):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_HANDLE
+        ERROR_NOT_INITIALIZED, ERROR_INVALID_HANDLE
 
     See Also
     --------
@@ -14884,9 +14905,10 @@ cpdef stream_wait_value32_v2(intptr_t stream, uint64_t addr, uint32_t value, uns
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_SUPPORTED
+        ERROR_INVALID_VALUE, ERROR_NOT_SUPPORTED
 
     See Also
     --------
@@ -14920,7 +14942,7 @@ cpdef stream_wait_value64_v2(intptr_t stream, uint64_t addr, uint64_t value, uns
     obtained with mem_host_get_device_pointer_v2.
 
     Support for this can be queried with device_get_attribute and
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS.
+    DeviceAttribute.CAN_USE_64_BIT_STREAM_MEM_OPS.
 
     Parameters
     ----------
@@ -14940,9 +14962,10 @@ cpdef stream_wait_value64_v2(intptr_t stream, uint64_t addr, uint64_t value, uns
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_SUPPORTED
+        ERROR_INVALID_VALUE, ERROR_NOT_SUPPORTED
 
     See Also
     --------
@@ -14991,9 +15014,10 @@ cpdef stream_write_value32_v2(intptr_t stream, uint64_t addr, uint32_t value, un
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_SUPPORTED
+        ERROR_INVALID_VALUE, ERROR_NOT_SUPPORTED
 
     See Also
     --------
@@ -15016,7 +15040,7 @@ cpdef stream_write_value64_v2(intptr_t stream, uint64_t addr, uint64_t value, un
     obtained with mem_host_get_device_pointer_v2.
 
     Support for this can be queried with device_get_attribute and
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS.
+    DeviceAttribute.CAN_USE_64_BIT_STREAM_MEM_OPS.
 
     Parameters
     ----------
@@ -15036,9 +15060,10 @@ cpdef stream_write_value64_v2(intptr_t stream, uint64_t addr, uint64_t value, un
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_SUPPORTED
+        ERROR_INVALID_VALUE, ERROR_NOT_SUPPORTED
 
     See Also
     --------
@@ -15084,9 +15109,10 @@ cpdef stream_batch_mem_op_v2(intptr_t stream, unsigned int count, param_array, u
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_SUPPORTED
+        ERROR_INVALID_VALUE, ERROR_NOT_SUPPORTED
 
     See Also
     --------
@@ -15117,72 +15143,66 @@ cpdef int func_get_attribute(int attrib, intptr_t hfunc) except? -1:
     Returns, as `pi`, the integer value of the attribute `attrib` on the kernel given by
     `hfunc`. The supported attributes are:
 
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: The maximum number of
-      threads per block, beyond which a launch of the function would fail. This number
-      depends on both the function and the device on which the function is currently
-      loaded.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: The size in bytes of
-      statically-allocated shared memory per block required by this function. This does
-      not include dynamically-allocated shared memory requested by the user at runtime.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES: The size in bytes of
-      user-allocated constant memory required by this function.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: The size in bytes of local
-      memory used by each thread of this function.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_NUM_REGS: The number of registers used by each
+    - FunctionAttribute.MAX_THREADS_PER_BLOCK: The maximum number of threads per block,
+      beyond which a launch of the function would fail. This number depends on both the
+      function and the device on which the function is currently loaded.
+    - FunctionAttribute.SHARED_SIZE_BYTES: The size in bytes of statically-allocated
+      shared memory per block required by this function. This does not include
+      dynamically-allocated shared memory requested by the user at runtime.
+    - FunctionAttribute.CONST_SIZE_BYTES: The size in bytes of user-allocated constant
+      memory required by this function.
+    - FunctionAttribute.LOCAL_SIZE_BYTES: The size in bytes of local memory used by each
       thread of this function.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_PTX_VERSION: The PTX virtual architecture
-      version for which the function was compiled. This value is the major PTX version *
-      10 + the minor PTX version, so a PTX version 1.3 function would return the value
-      13. Note that this may return the undefined value of 0 for cubins compiled prior
-      to CUDA 3.0.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_BINARY_VERSION: The binary architecture
-      version for which the function was compiled. This value is the major binary
-      version * 10 + the minor binary version, so a binary version 1.3 function would
-      return the value 13. Note that this will return a value of 10 for legacy cubins
-      that do not have a properly-encoded binary architecture version.
+    - FunctionAttribute.NUM_REGS: The number of registers used by each thread of this
+      function.
+    - FunctionAttribute.PTX_VERSION: The PTX virtual architecture version for which the
+      function was compiled. This value is the major PTX version * 10 + the minor PTX
+      version, so a PTX version 1.3 function would return the value 13. Note that this
+      may return the undefined value of 0 for cubins compiled prior to CUDA 3.0.
+    - FunctionAttribute.BINARY_VERSION: The binary architecture version for which the
+      function was compiled. This value is the major binary version * 10 + the minor
+      binary version, so a binary version 1.3 function would return the value 13. Note
+      that this will return a value of 10 for legacy cubins that do not have a
+      properly-encoded binary architecture version.
     - CU_FUNC_CACHE_MODE_CA: The attribute to indicate whether the function has been
       compiled with user specified option "-Xptxas --dlcm=ca" set .
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: The maximum
-      size in bytes of dynamically-allocated shared memory.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: Preferred
-      shared memory-L1 cache split ratio in percent of total shared memory.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET: If this attribute is
-      set, the kernel must launch with a valid cluster size specified.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH: The required cluster
-      width in blocks.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT: The required cluster
-      height in blocks.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH: The required cluster
-      depth in blocks.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED: Indicates
-      whether the function can be launched with non-portable cluster size. 1 is allowed,
-      0 is disallowed. A non-portable cluster size may only function on the specific
-      SKUs the program is tested on. The launch might fail if the program is run on a
-      different hardware platform. CUDA API provides cudaOccupancyMaxActiveClusters to
-      assist with checking whether the desired size can be launched on the current
-      device. A portable cluster size is guaranteed to be functional on all compute
-      capabilities higher than the target compute capability. The portable cluster size
-      for sm_90 is 8 blocks per cluster. This value may increase for future compute
-      capabilities. The specific hardware unit may support higher cluster sizes that’s
-      not guaranteed to be portable.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE: The
-      block scheduling policy of a function. The value type is
-      CUclusterSchedulingPolicy.
+    - FunctionAttribute.MAX_DYNAMIC_SHARED_SIZE_BYTES: The maximum size in bytes of
+      dynamically-allocated shared memory.
+    - FunctionAttribute.PREFERRED_SHARED_MEMORY_CARVEOUT: Preferred shared memory-L1
+      cache split ratio in percent of total shared memory.
+    - FunctionAttribute.CLUSTER_SIZE_MUST_BE_SET: If this attribute is set, the kernel
+      must launch with a valid cluster size specified.
+    - FunctionAttribute.REQUIRED_CLUSTER_WIDTH: The required cluster width in blocks.
+    - FunctionAttribute.REQUIRED_CLUSTER_HEIGHT: The required cluster height in blocks.
+    - FunctionAttribute.REQUIRED_CLUSTER_DEPTH: The required cluster depth in blocks.
+    - FunctionAttribute.NON_PORTABLE_CLUSTER_SIZE_ALLOWED: Indicates whether the
+      function can be launched with non-portable cluster size. 1 is allowed, 0 is
+      disallowed. A non-portable cluster size may only function on the specific SKUs the
+      program is tested on. The launch might fail if the program is run on a different
+      hardware platform. CUDA API provides cudaOccupancyMaxActiveClusters to assist with
+      checking whether the desired size can be launched on the current device. A
+      portable cluster size is guaranteed to be functional on all compute capabilities
+      higher than the target compute capability. The portable cluster size for sm_90 is
+      8 blocks per cluster. This value may increase for future compute capabilities. The
+      specific hardware unit may support higher cluster sizes that’s not guaranteed to
+      be portable.
+    - FunctionAttribute.CLUSTER_SCHEDULING_POLICY_PREFERENCE: The block scheduling
+      policy of a function. The value type is CUclusterSchedulingPolicy.
 
     With a few execeptions, function attributes may also be queried on unloaded function
-    handles returned from module_enumerate_functions. CUDA_ERROR_FUNCTION_NOT_LOADED is
+    handles returned from module_enumerate_functions. ERROR_FUNCTION_NOT_LOADED is
     returned if the attribute requires a fully loaded function but the function is not
     loaded. The loading state of a function may be queried using cuFuncIsloaded.
     func_load may be called to explicitly load a function before querying the following
     attributes that require the function to be loaded:
 
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+    - FunctionAttribute.MAX_THREADS_PER_BLOCK
+    - FunctionAttribute.CONST_SIZE_BYTES
+    - FunctionAttribute.MAX_DYNAMIC_SHARED_SIZE_BYTES
 
     Parameters
     ----------
-    attrib : FunctionAttribute | int
+    attrib : int
         Attribute requested
     hfunc : int
         Function to query attribute of
@@ -15195,11 +15215,11 @@ cpdef int func_get_attribute(int attrib, intptr_t hfunc) except? -1:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_VALUE,
-        CUDA_ERROR_FUNCTION_NOT_LOADED
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE, ERROR_INVALID_VALUE, ERROR_FUNCTION_NOT_LOADED
 
     See Also
     --------
@@ -15227,47 +15247,43 @@ cpdef func_set_attribute(intptr_t hfunc, int attrib, int value):
 
     Supported attributes for the cuFuncSetAttribute call are:
 
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: This maximum
-      size in bytes of dynamically-allocated shared memory. The value should contain the
-      requested maximum size of dynamically-allocated shared memory. The sum of this
-      value and the function attribute
-      FunctionAttribute.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES cannot exceed the device
-      attribute DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN.
-      The maximal size of requestable dynamic shared memory may differ by GPU
-      architecture.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: On devices
-      where the L1 cache and shared memory use the same hardware resources, this sets
-      the shared memory carveout preference, in percent of the total shared memory. See
-      DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR This is
-      only a hint, and the driver can choose a different ratio if required to execute
-      the function.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH: The required cluster
-      width in blocks. The width, height, and depth values must either all be 0 or all
-      be positive. The validity of the cluster dimensions is checked at launch time. If
-      the value is set during compile time, it cannot be set at runtime. Setting it at
-      runtime will return CUDA_ERROR_NOT_PERMITTED.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT: The required cluster
-      height in blocks. The width, height, and depth values must either all be 0 or all
-      be positive. The validity of the cluster dimensions is checked at launch time. If
-      the value is set during compile time, it cannot be set at runtime. Setting it at
-      runtime will return CUDA_ERROR_NOT_PERMITTED.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH: The required cluster
-      depth in blocks. The width, height, and depth values must either all be 0 or all
-      be positive. The validity of the cluster dimensions is checked at launch time. If
-      the value is set during compile time, it cannot be set at runtime. Setting it at
-      runtime will return CUDA_ERROR_NOT_PERMITTED.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED: Indicates
-      whether the function can be launched with non-portable cluster size. 1 is allowed,
-      0 is disallowed.
-    - FunctionAttribute.CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE: The
-      block scheduling policy of a function. The value type is
-      CUclusterSchedulingPolicy.
+    - FunctionAttribute.MAX_DYNAMIC_SHARED_SIZE_BYTES: This maximum size in bytes of
+      dynamically-allocated shared memory. The value should contain the requested
+      maximum size of dynamically-allocated shared memory. The sum of this value and the
+      function attribute FunctionAttribute.SHARED_SIZE_BYTES cannot exceed the device
+      attribute DeviceAttribute.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN. The maximal size of
+      requestable dynamic shared memory may differ by GPU architecture.
+    - FunctionAttribute.PREFERRED_SHARED_MEMORY_CARVEOUT: On devices where the L1 cache
+      and shared memory use the same hardware resources, this sets the shared memory
+      carveout preference, in percent of the total shared memory. See
+      DeviceAttribute.MAX_SHARED_MEMORY_PER_MULTIPROCESSOR This is only a hint, and the
+      driver can choose a different ratio if required to execute the function.
+    - FunctionAttribute.REQUIRED_CLUSTER_WIDTH: The required cluster width in blocks.
+      The width, height, and depth values must either all be 0 or all be positive. The
+      validity of the cluster dimensions is checked at launch time. If the value is set
+      during compile time, it cannot be set at runtime. Setting it at runtime will
+      return CUDA_ERROR_NOT_PERMITTED.
+    - FunctionAttribute.REQUIRED_CLUSTER_HEIGHT: The required cluster height in blocks.
+      The width, height, and depth values must either all be 0 or all be positive. The
+      validity of the cluster dimensions is checked at launch time. If the value is set
+      during compile time, it cannot be set at runtime. Setting it at runtime will
+      return CUDA_ERROR_NOT_PERMITTED.
+    - FunctionAttribute.REQUIRED_CLUSTER_DEPTH: The required cluster depth in blocks.
+      The width, height, and depth values must either all be 0 or all be positive. The
+      validity of the cluster dimensions is checked at launch time. If the value is set
+      during compile time, it cannot be set at runtime. Setting it at runtime will
+      return CUDA_ERROR_NOT_PERMITTED.
+    - FunctionAttribute.NON_PORTABLE_CLUSTER_SIZE_ALLOWED: Indicates whether the
+      function can be launched with non-portable cluster size. 1 is allowed, 0 is
+      disallowed.
+    - FunctionAttribute.CLUSTER_SCHEDULING_POLICY_PREFERENCE: The block scheduling
+      policy of a function. The value type is CUclusterSchedulingPolicy.
 
     Parameters
     ----------
     hfunc : int
         Function to query attribute of
-    attrib : FunctionAttribute | int
+    attrib : int
         Attribute requested
     value : int
         The value to set
@@ -15279,10 +15295,11 @@ cpdef func_set_attribute(intptr_t hfunc, int attrib, int value):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -15305,8 +15322,7 @@ cpdef func_set_cache_config(intptr_t hfunc, int config):
     if possible, but it is free to choose a different configuration if required to
     execute `hfunc`. Any context-wide preference set via ctx_set_cache_config will be
     overridden by this per-function setting unless the per-function setting is
-    FuncCache.CU_FUNC_CACHE_PREFER_NONE. In that case, the current context-wide setting
-    will be used.
+    FuncCache.NONE. In that case, the current context-wide setting will be used.
 
     This setting does nothing on devices where the size of the L1 cache and shared
     memory are fixed.
@@ -15316,20 +15332,16 @@ cpdef func_set_cache_config(intptr_t hfunc, int config):
 
     The supported cache configurations are:
 
-    - FuncCache.CU_FUNC_CACHE_PREFER_NONE: no preference for shared memory or L1
-      (default)
-    - FuncCache.CU_FUNC_CACHE_PREFER_SHARED: prefer larger shared memory and smaller L1
-      cache
-    - FuncCache.CU_FUNC_CACHE_PREFER_L1: prefer larger L1 cache and smaller shared
-      memory
-    - FuncCache.CU_FUNC_CACHE_PREFER_EQUAL: prefer equal sized L1 cache and shared
-      memory
+    - FuncCache.NONE: no preference for shared memory or L1 (default)
+    - FuncCache.SHARED: prefer larger shared memory and smaller L1 cache
+    - FuncCache.L1: prefer larger L1 cache and smaller shared memory
+    - FuncCache.EQUAL: prefer equal sized L1 cache and shared memory
 
     Parameters
     ----------
     hfunc : int
         Kernel to configure cache for
-    config : FuncCache | int
+    config : int
         Requested cache configuration
 
     Returns
@@ -15339,10 +15351,11 @@ cpdef func_set_cache_config(intptr_t hfunc, int config):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT
+        ERROR_INVALID_VALUE, ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED,
+        ERROR_INVALID_CONTEXT
 
     See Also
     --------
@@ -15380,10 +15393,11 @@ cpdef intptr_t func_get_module(intptr_t hfunc) except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_FOUND
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_NOT_FOUND
     """
     cdef cydriver.CUresult _status
     cdef cydriver.CUmodule _o_hmod
@@ -15402,7 +15416,7 @@ cpdef bytes func_get_name(intptr_t hfunc):
     valid when the function handle is valid. If the module is unloaded or reloaded, one
     must call the API again to get the updated name. This API may return a mangled name
     if the function is not declared as having C linkage. If either `name` or `hfunc` is
-    NULL, CUDA_ERROR_INVALID_VALUE is returned.
+    NULL, ERROR_INVALID_VALUE is returned.
 
     Parameters
     ----------
@@ -15411,15 +15425,16 @@ cpdef bytes func_get_name(intptr_t hfunc):
 
     Returns
     -------
-    name : bytes | None
+    name : bytes
         The returned name of the function
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE,
+        ERROR_INVALID_VALUE,
     """
     cdef cydriver.CUresult _status
     cdef const char* _o_name = NULL
@@ -15434,12 +15449,12 @@ cpdef tuple func_get_param_info(intptr_t func, size_t param_index):
     """Returns the offset and size of a kernel parameter in the device-side parameter
     layout.
 
-    Queries the kernel parameter at `paramIndex` into `func`'s list of parameters, and
-    returns, as `paramOffset` and `paramSize`, the offset and size, respectively, where
-    the parameter will reside in the device-side parameter layout. This information can
-    be used to update kernel node parameters from the device via
-    cudaGraphKernelNodeSetParam and cudaGraphKernelNodeUpdatesApply. `paramIndex` must
-    be less than the number of parameters that `func` takes. `paramSize` can be set to
+    Queries the kernel parameter at `param_index` into `func`'s list of parameters, and
+    returns, as `param_offset` and `param_size`, the offset and size, respectively,
+    where the parameter will reside in the device-side parameter layout. This
+    information can be used to update kernel node parameters from the device via
+    cudaGraphKernelNodeSetParam and cudaGraphKernelNodeUpdatesApply. `param_index` must
+    be less than the number of parameters that `func` takes. `param_size` can be set to
     NULL if only the parameter offset is desired.
 
     Parameters
@@ -15451,18 +15466,19 @@ cpdef tuple func_get_param_info(intptr_t func, size_t param_index):
 
     Returns
     -------
-    paramOffset : int
+    param_offset : int
         Returns the offset into the device-side parameter layout at which the parameter
         resides
-    paramSize : int
+    param_size : int
         Optionally returns the size of the parameter in the device-side parameter layout
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE,
+        ERROR_INVALID_VALUE,
 
     See Also
     --------
@@ -15496,9 +15512,10 @@ cpdef int func_is_loaded(intptr_t function) except? -1:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_VALUE
+        ERROR_INVALID_HANDLE, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -15531,9 +15548,10 @@ cpdef func_load(intptr_t function):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_VALUE
+        ERROR_INVALID_HANDLE, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -15549,21 +15567,21 @@ cpdef func_load(intptr_t function):
 cpdef launch_kernel(intptr_t f, unsigned int grid_dim_x, unsigned int grid_dim_y, unsigned int grid_dim_z, unsigned int block_dim_x, unsigned int block_dim_y, unsigned int block_dim_z, unsigned int shared_mem_bytes, intptr_t h_stream, kernel_params, intptr_t extra):
     """Launches a CUDA function CUfunction or a CUDA kernel CUkernel.
 
-    Invokes the function CUfunction or the kernel CUkernel `f` on a `gridDimX` x
-    `gridDimY` x `gridDimZ` grid of blocks. Each block contains `blockDimX` x
-    `blockDimY` x `blockDimZ` threads.
+    Invokes the function CUfunction or the kernel CUkernel `f` on a `grid_dim_x` x
+    `grid_dim_y` x `grid_dim_z` grid of blocks. Each block contains `block_dim_x` x
+    `block_dim_y` x `block_dim_z` threads.
 
-    `sharedMemBytes` sets the amount of dynamic shared memory that will be available to
-    each thread block.
+    `shared_mem_bytes` sets the amount of dynamic shared memory that will be available
+    to each thread block.
 
     Kernel parameters to `f` can be specified in one of two ways:
 
-    1) Kernel parameters can be specified via `kernelParams`. If `f` has N parameters,
-       then `kernelParams` needs to be an array of N pointers. Each of `kernelParams`[0]
-       through `kernelParams`[N-1] must point to a region of memory from which the
-       actual kernel parameter will be copied. The number of kernel parameters and their
-       offsets and sizes do not need to be specified as that information is retrieved
-       directly from the kernel's image.
+    1) Kernel parameters can be specified via `kernel_params`. If `f` has N parameters,
+       then `kernel_params` needs to be an array of N pointers. Each of
+       `kernel_params`[0] through `kernel_params`[N-1] must point to a region of memory
+       from which the actual kernel parameter will be copied. The number of kernel
+       parameters and their offsets and sizes do not need to be specified as that
+       information is retrieved directly from the kernel's image.
     2) Kernel parameters can also be packaged by the application into a single buffer
        that is passed in via the `extra` parameter. This places the burden on the
        application of knowing each kernel parameter's size and alignment/padding within
@@ -15596,9 +15614,9 @@ cpdef launch_kernel(intptr_t f, unsigned int grid_dim_x, unsigned int grid_dim_y
       be a pointer to a size_t containing the size of the buffer specified with
       CU_LAUNCH_PARAM_BUFFER_POINTER;
 
-    The error CUDA_ERROR_INVALID_VALUE will be returned if kernel parameters are
-    specified with both `kernelParams` and `extra` (i.e. both `kernelParams` and `extra`
-    are non-NULL).
+    The error ERROR_INVALID_VALUE will be returned if kernel parameters are specified
+    with both `kernel_params` and `extra` (i.e. both `kernel_params` and `extra` are
+    non-NULL).
 
     Calling launch_kernel invalidates the persistent function state set through the
     following deprecated APIs: func_set_block_shape, func_set_shared_size,
@@ -15607,12 +15625,12 @@ cpdef launch_kernel(intptr_t f, unsigned int grid_dim_x, unsigned int grid_dim_y
     Note that to use launch_kernel, the kernel `f` must either have been compiled with
     toolchain version 3.2 or later so that it will contain kernel parameter information,
     or have no kernel parameters. If either of these conditions is not met, then
-    launch_kernel will return CUDA_ERROR_INVALID_IMAGE.
+    launch_kernel will return ERROR_INVALID_IMAGE.
 
     Note that the API can also be used to launch context-less kernel CUkernel by
     querying the handle using library_get_kernel and then passing it to the API by
     casting to CUfunction. Here, the context to launch the kernel on will either be
-    taken from the specified stream `hStream` or the current context in case of NULL
+    taken from the specified stream `h_stream` or the current context in case of NULL
     stream.
 
     Parameters
@@ -15637,7 +15655,7 @@ cpdef launch_kernel(intptr_t f, unsigned int grid_dim_x, unsigned int grid_dim_y
         Stream identifier
     kernel_params : KernelParams
         Array of pointers to kernel parameters
-    extra : Sequence[Any] | Address
+    extra : int
         Extra options
 
     Returns
@@ -15647,14 +15665,14 @@ cpdef launch_kernel(intptr_t f, unsigned int grid_dim_x, unsigned int grid_dim_y
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_IMAGE,
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_LAUNCH_FAILED,
-        CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, CUDA_ERROR_LAUNCH_TIMEOUT,
-        CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING, CUDA_ERROR_SHARED_OBJECT_INIT_FAILED,
-        CUDA_ERROR_NOT_FOUND
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE, ERROR_INVALID_IMAGE, ERROR_INVALID_VALUE,
+        ERROR_LAUNCH_FAILED, ERROR_LAUNCH_OUT_OF_RESOURCES, ERROR_LAUNCH_TIMEOUT,
+        ERROR_LAUNCH_INCOMPATIBLE_TEXTURING, ERROR_SHARED_OBJECT_INIT_FAILED,
+        ERROR_NOT_FOUND
 
     See Also
     --------
@@ -15795,20 +15813,19 @@ cpdef launch_kernel_ex(config, intptr_t f, kernel_params, intptr_t extra):
             } deviceUpdatableKernelNode;
         } CUlaunchAttributeValue;
 
-    Setting LaunchAttributeID.CU_LAUNCH_ATTRIBUTE_COOPERATIVE to a non-zero value causes
-    the kernel launch to be a cooperative launch, with exactly the same usage and
-    semantics of launch_cooperative_kernel.
+    Setting LaunchAttributeID.COOPERATIVE to a non-zero value causes the kernel launch
+    to be a cooperative launch, with exactly the same usage and semantics of
+    launch_cooperative_kernel.
 
-    Setting LaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION to a
-    non-zero values causes the kernel to use programmatic means to resolve its stream
-    dependency -- enabling the CUDA runtime to opportunistically allow the grid's
-    execution to overlap with the previous kernel in the stream, if that kernel requests
-    the overlap.
+    Setting LaunchAttributeID.PROGRAMMATIC_STREAM_SERIALIZATION to a non-zero values
+    causes the kernel to use programmatic means to resolve its stream dependency --
+    enabling the CUDA runtime to opportunistically allow the grid's execution to overlap
+    with the previous kernel in the stream, if that kernel requests the overlap.
 
-    LaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT records an event along with
-    the kernel launch. Event recorded through this launch attribute is guaranteed to
-    only trigger after all block in the associated kernel trigger the event. A block can
-    trigger the event through PTX launchdep.release or CUDA builtin function
+    LaunchAttributeID.PROGRAMMATIC_EVENT records an event along with the kernel launch.
+    Event recorded through this launch attribute is guaranteed to only trigger after all
+    block in the associated kernel trigger the event. A block can trigger the event
+    through PTX launchdep.release or CUDA builtin function
     cudaTriggerProgrammaticLaunchCompletion(). A trigger can also be inserted at the
     beginning of each block's execution if triggerAtBlockStart is set to non-0. Note
     that dependents (including the CPU thread calling cuEventSynchronize()) are not
@@ -15817,13 +15834,13 @@ cpdef launch_kernel_ex(config, intptr_t f, kernel_params, intptr_t extra):
     kernel has completed. This recording type is primarily meant for establishing
     programmatic dependency between device tasks. The event supplied must not be an
     interprocess or interop event. The event must disable timing (i.e. created with
-    EventFlags.CU_EVENT_DISABLE_TIMING flag set).
+    EventFlags.DISABLE_TIMING flag set).
 
-    LaunchAttributeID.CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT records an event along
-    with the kernel launch. Nominally, the event is triggered once all blocks of the
-    kernel have begun execution. Currently this is a best effort. If a kernel B has a
-    launch completion dependency on a kernel A, B may wait until A is complete.
-    Alternatively, blocks of B may begin before all blocks of A have begun, for example:
+    LaunchAttributeID.LAUNCH_COMPLETION_EVENT records an event along with the kernel
+    launch. Nominally, the event is triggered once all blocks of the kernel have begun
+    execution. Currently this is a best effort. If a kernel B has a launch completion
+    dependency on a kernel A, B may wait until A is complete. Alternatively, blocks of B
+    may begin before all blocks of A have begun, for example:
 
     - If B can claim execution resources unavailable to A, for example if they run on
       different GPUs.
@@ -15831,12 +15848,12 @@ cpdef launch_kernel_ex(config, intptr_t f, kernel_params, intptr_t extra):
 
     Exercise caution if such an ordering inversion could lead to deadlock. The event
     supplied must not be an interprocess or interop event. The event must disable timing
-    (i.e. must be created with the EventFlags.CU_EVENT_DISABLE_TIMING flag set).
+    (i.e. must be created with the EventFlags.DISABLE_TIMING flag set).
 
-    Setting LaunchAttributeID.CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE to 1 on a
-    captured launch causes the resulting kernel node to be device-updatable. This
-    attribute is specific to graphs, and passing it to a launch in a non-capturing
-    stream results in an error. Passing a value other than 0 or 1 is not allowed.
+    Setting LaunchAttributeID.DEVICE_UPDATABLE_KERNEL_NODE to 1 on a captured launch
+    causes the resulting kernel node to be device-updatable. This attribute is specific
+    to graphs, and passing it to a launch in a non-capturing stream results in an error.
+    Passing a value other than 0 or 1 is not allowed.
 
     On success, a handle will be returned via deviceUpdatableKernelNodedevNode which can
     be passed to the various device-side update functions to update the node's kernel
@@ -15851,18 +15868,18 @@ cpdef launch_kernel_ex(config, intptr_t f, kernel_params, intptr_t extra):
     error. Graphs containing one or more device-updatable node also do not allow
     multiple instantiation.
 
-    LaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION allows the kernel
-    launch to specify a preferred substitute cluster dimension. Blocks may be grouped
-    according to either the dimensions specified with this attribute (grouped into a
-    "preferred substitute cluster"), or the one specified with
-    LaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION attribute (grouped into a
-    "regular cluster"). The cluster dimensions of a "preferred substitute cluster" shall
-    be an integer multiple greater than zero of the regular cluster dimensions. The
-    device will attempt - on a best-effort basis - to group thread blocks into preferred
-    clusters over grouping them into regular clusters. When it deems necessary
-    (primarily when the device temporarily runs out of physical resources to launch the
-    larger preferred clusters), the device may switch to launch the regular clusters
-    instead to attempt to utilize as much of the physical device resources as possible.
+    LaunchAttributeID.PREFERRED_CLUSTER_DIMENSION allows the kernel launch to specify a
+    preferred substitute cluster dimension. Blocks may be grouped according to either
+    the dimensions specified with this attribute (grouped into a "preferred substitute
+    cluster"), or the one specified with LaunchAttributeID.CLUSTER_DIMENSION attribute
+    (grouped into a "regular cluster"). The cluster dimensions of a "preferred
+    substitute cluster" shall be an integer multiple greater than zero of the regular
+    cluster dimensions. The device will attempt - on a best-effort basis - to group
+    thread blocks into preferred clusters over grouping them into regular clusters. When
+    it deems necessary (primarily when the device temporarily runs out of physical
+    resources to launch the larger preferred clusters), the device may switch to launch
+    the regular clusters instead to attempt to utilize as much of the physical device
+    resources as possible.
 
     Each type of cluster will have its enumeration / coordinate setup as if the grid
     consists solely of its type of cluster. For example, if the preferred substitute
@@ -15884,13 +15901,13 @@ cpdef launch_kernel_ex(config, intptr_t f, kernel_params, intptr_t extra):
 
     See stream_set_attribute for
 
-    - LaunchAttributeID.CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW
-    - LaunchAttributeID.CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY
+    - LaunchAttributeID.ACCESS_POLICY_WINDOW
+    - LaunchAttributeID.SYNCHRONIZATION_POLICY
 
     See func_set_attribute for
 
-    - LaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
-    - LaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE
+    - LaunchAttributeID.CLUSTER_DIMENSION
+    - LaunchAttributeID.CLUSTER_SCHEDULING_POLICY_PREFERENCE
 
     Kernel parameters to `f` can be specified in the same ways that they can be using
     launch_kernel.
@@ -15909,7 +15926,7 @@ cpdef launch_kernel_ex(config, intptr_t f, kernel_params, intptr_t extra):
         Function CUfunction or Kernel CUkernel to launch
     kernel_params : KernelParams
         Array of pointers to kernel parameters
-    extra : Sequence[Any] | Address
+    extra : int
         Extra options
 
     Returns
@@ -15919,15 +15936,14 @@ cpdef launch_kernel_ex(config, intptr_t f, kernel_params, intptr_t extra):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_IMAGE,
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_LAUNCH_FAILED,
-        CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, CUDA_ERROR_LAUNCH_TIMEOUT,
-        CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING,
-        CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, CUDA_ERROR_SHARED_OBJECT_INIT_FAILED,
-        CUDA_ERROR_NOT_FOUND
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE, ERROR_INVALID_IMAGE, ERROR_INVALID_VALUE,
+        ERROR_LAUNCH_FAILED, ERROR_LAUNCH_OUT_OF_RESOURCES, ERROR_LAUNCH_TIMEOUT,
+        ERROR_LAUNCH_INCOMPATIBLE_TEXTURING, ERROR_COOPERATIVE_LAUNCH_TOO_LARGE,
+        ERROR_SHARED_OBJECT_INIT_FAILED, ERROR_NOT_FOUND
 
     See Also
     --------
@@ -15949,27 +15965,27 @@ cpdef launch_cooperative_kernel(intptr_t f, unsigned int grid_dim_x, unsigned in
     """Launches a CUDA function CUfunction or a CUDA kernel CUkernel where thread blocks
     can cooperate and synchronize as they execute.
 
-    Invokes the function CUfunction or the kernel CUkernel `f` on a `gridDimX` x
-    `gridDimY` x `gridDimZ` grid of blocks. Each block contains `blockDimX` x
-    `blockDimY` x `blockDimZ` threads.
+    Invokes the function CUfunction or the kernel CUkernel `f` on a `grid_dim_x` x
+    `grid_dim_y` x `grid_dim_z` grid of blocks. Each block contains `block_dim_x` x
+    `block_dim_y` x `block_dim_z` threads.
 
-    `sharedMemBytes` sets the amount of dynamic shared memory that will be available to
-    each thread block.
+    `shared_mem_bytes` sets the amount of dynamic shared memory that will be available
+    to each thread block.
 
     The device on which this kernel is invoked must have a non-zero value for the device
-    attribute DeviceAttribute.CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH.
+    attribute DeviceAttribute.COOPERATIVE_LAUNCH.
 
     The total number of blocks launched cannot exceed the maximum number of blocks per
     multiprocessor as returned by occupancy_max_active_blocks_per_multiprocessor (or
     occupancy_max_active_blocks_per_multiprocessor_with_flags) times the number of
     multiprocessors as specified by the device attribute
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT.
+    DeviceAttribute.MULTIPROCESSOR_COUNT.
 
     The kernel cannot make use of CUDA dynamic parallelism.
 
-    Kernel parameters must be specified via `kernelParams`. If `f` has N parameters,
-    then `kernelParams` needs to be an array of N pointers. Each of `kernelParams`[0]
-    through `kernelParams`[N-1] must point to a region of memory from which the actual
+    Kernel parameters must be specified via `kernel_params`. If `f` has N parameters,
+    then `kernel_params` needs to be an array of N pointers. Each of `kernel_params`[0]
+    through `kernel_params`[N-1] must point to a region of memory from which the actual
     kernel parameter will be copied. The number of kernel parameters and their offsets
     and sizes do not need to be specified as that information is retrieved directly from
     the kernel's image.
@@ -15983,12 +15999,12 @@ cpdef launch_cooperative_kernel(intptr_t f, unsigned int grid_dim_x, unsigned in
     Note that to use launch_cooperative_kernel, the kernel `f` must either have been
     compiled with toolchain version 3.2 or later so that it will contain kernel
     parameter information, or have no kernel parameters. If either of these conditions
-    is not met, then launch_cooperative_kernel will return CUDA_ERROR_INVALID_IMAGE.
+    is not met, then launch_cooperative_kernel will return ERROR_INVALID_IMAGE.
 
     Note that the API can also be used to launch context-less kernel CUkernel by
     querying the handle using library_get_kernel and then passing it to the API by
     casting to CUfunction. Here, the context to launch the kernel on will either be
-    taken from the specified stream `hStream` or the current context in case of NULL
+    taken from the specified stream `h_stream` or the current context in case of NULL
     stream.
 
     Parameters
@@ -16021,15 +16037,14 @@ cpdef launch_cooperative_kernel(intptr_t f, unsigned int grid_dim_x, unsigned in
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_IMAGE,
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_LAUNCH_FAILED,
-        CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, CUDA_ERROR_LAUNCH_TIMEOUT,
-        CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING,
-        CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, CUDA_ERROR_SHARED_OBJECT_INIT_FAILED,
-        CUDA_ERROR_NOT_FOUND
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE, ERROR_INVALID_IMAGE, ERROR_INVALID_VALUE,
+        ERROR_LAUNCH_FAILED, ERROR_LAUNCH_OUT_OF_RESOURCES, ERROR_LAUNCH_TIMEOUT,
+        ERROR_LAUNCH_INCOMPATIBLE_TEXTURING, ERROR_COOPERATIVE_LAUNCH_TOO_LARGE,
+        ERROR_SHARED_OBJECT_INIT_FAILED, ERROR_NOT_FOUND
 
     See Also
     --------
@@ -16053,15 +16068,14 @@ cpdef launch_cooperative_kernel_multi_device(launch_params_list, unsigned int nu
 
     Deprecated: This function is deprecated as of CUDA 11.3.
 
-    Invokes kernels as specified in the `launchParamsList` array where each element of
+    Invokes kernels as specified in the `launch_params_list` array where each element of
     the array specifies all the parameters required to perform a single kernel launch.
     These kernels can cooperate and synchronize as they execute. The size of the array
-    is specified by `numDevices`.
+    is specified by `num_devices`.
 
     No two kernels can be launched on the same device. All the devices targeted by this
     multi-device launch must be identical. All devices must have a non-zero value for
-    the device attribute
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH.
+    the device attribute DeviceAttribute.COOPERATIVE_MULTI_DEVICE_LAUNCH.
 
     All kernels launched must be identical with respect to the compiled code. Note that
     any __device__, __constant__ or __managed__ variables present in the module that
@@ -16082,10 +16096,10 @@ cpdef launch_cooperative_kernel_multi_device(launch_params_list, unsigned int nu
     occupancy_max_active_blocks_per_multiprocessor (or
     occupancy_max_active_blocks_per_multiprocessor_with_flags) times the number of
     multiprocessors as specified by the device attribute
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT. Since the total number of
-    blocks launched per device has to match across all devices, the maximum number of
-    blocks that can be launched per device will be limited by the device with the least
-    number of multiprocessors.
+    DeviceAttribute.MULTIPROCESSOR_COUNT. Since the total number of blocks launched per
+    device has to match across all devices, the maximum number of blocks that can be
+    launched per device will be limited by the device with the least number of
+    multiprocessors.
 
     The kernels cannot make use of CUDA dynamic parallelism.
 
@@ -16153,24 +16167,24 @@ cpdef launch_cooperative_kernel_multi_device(launch_params_list, unsigned int nu
 
     Calling launch_cooperative_kernel_multi_device sets persistent function state that
     is the same as function state set through launch_kernel API when called individually
-    for each element in `launchParamsList`.
+    for each element in `launch_params_list`.
 
     When kernels are launched via launch_cooperative_kernel_multi_device, the previous
     block shape, shared size and parameter info associated with each function in
-    `launchParamsList` is overwritten.
+    `launch_params_list` is overwritten.
 
     Note that to use launch_cooperative_kernel_multi_device, the kernels must either
     have been compiled with toolchain version 3.2 or later so that it will contain
     kernel parameter information, or have no kernel parameters. If either of these
     conditions is not met, then launch_cooperative_kernel_multi_device will return
-    CUDA_ERROR_INVALID_IMAGE.
+    ERROR_INVALID_IMAGE.
 
     Parameters
     ----------
     launch_params_list : Sequence[int] | Buffer | int | None
         List of launch parameters, one per device
     num_devices : int
-        Size of the `launchParamsList` array
+        Size of the `launch_params_list` array
     flags : int
         Flags to control launch behavior
 
@@ -16181,14 +16195,14 @@ cpdef launch_cooperative_kernel_multi_device(launch_params_list, unsigned int nu
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_IMAGE,
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_LAUNCH_FAILED,
-        CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, CUDA_ERROR_LAUNCH_TIMEOUT,
-        CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING,
-        CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, CUDA_ERROR_SHARED_OBJECT_INIT_FAILED
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE, ERROR_INVALID_IMAGE, ERROR_INVALID_VALUE,
+        ERROR_LAUNCH_FAILED, ERROR_LAUNCH_OUT_OF_RESOURCES, ERROR_LAUNCH_TIMEOUT,
+        ERROR_LAUNCH_INCOMPATIBLE_TEXTURING, ERROR_COOPERATIVE_LAUNCH_TOO_LARGE,
+        ERROR_SHARED_OBJECT_INIT_FAILED
 
     See Also
     --------
@@ -16211,10 +16225,10 @@ cpdef launch_host_func(intptr_t h_stream, intptr_t fn, intptr_t user_data):
     currently enqueued work and will block work added after it.
 
     The host function must not make any CUDA API calls. Attempting to use a CUDA API may
-    result in CUDA_ERROR_NOT_PERMITTED, but this is not required. The host function must
-    not perform any synchronization that may depend on outstanding CUDA work not
-    mandated to run earlier. Host functions without a mandated order (such as in
-    independent streams) execute in undefined order and may be serialized.
+    result in ERROR_NOT_PERMITTED, but this is not required. The host function must not
+    perform any synchronization that may depend on outstanding CUDA work not mandated to
+    run earlier. Host functions without a mandated order (such as in independent
+    streams) execute in undefined order and may be serialized.
 
     For the purposes of Unified Memory, execution makes a number of guarantees:
 
@@ -16245,7 +16259,7 @@ cpdef launch_host_func(intptr_t h_stream, intptr_t fn, intptr_t user_data):
         Stream to enqueue function call in
     fn : int
         The function to call once preceding stream operations are complete
-    user_data : Buffer | int
+    user_data : int
         User-specified data to be passed to the function
 
     Returns
@@ -16255,10 +16269,11 @@ cpdef launch_host_func(intptr_t h_stream, intptr_t fn, intptr_t user_data):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_NOT_SUPPORTED
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE, ERROR_NOT_SUPPORTED
 
     See Also
     --------
@@ -16298,10 +16313,11 @@ cpdef func_set_block_shape(intptr_t hfunc, int x, int y, int z):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -16321,8 +16337,8 @@ cpdef func_set_shared_size(intptr_t hfunc, unsigned int bytes):
 
     Deprecated.
 
-    Sets through `numbytes` the amount of dynamic shared memory that will be available
-    to each thread block when the kernel given by `hfunc` is launched.
+    Sets through `bytes` the amount of dynamic shared memory that will be available to
+    each thread block when the kernel given by `hfunc` is launched.
 
     Parameters
     ----------
@@ -16338,10 +16354,11 @@ cpdef func_set_shared_size(intptr_t hfunc, unsigned int bytes):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -16378,10 +16395,11 @@ cpdef param_set_size(intptr_t hfunc, unsigned int numbytes):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -16419,10 +16437,11 @@ cpdef param_seti(intptr_t hfunc, int offset, unsigned int value):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -16460,10 +16479,11 @@ cpdef param_setf(intptr_t hfunc, int offset, float value):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -16491,7 +16511,7 @@ cpdef param_setv(intptr_t hfunc, int offset, intptr_t ptr, unsigned int numbytes
         Kernel to add data to
     offset : int
         Offset to add data to argument list
-    ptr : Buffer | int
+    ptr : int
         Pointer to arbitrary data
     numbytes : int
         Size of data to copy in bytes
@@ -16503,10 +16523,11 @@ cpdef param_setv(intptr_t hfunc, int offset, intptr_t ptr, unsigned int numbytes
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -16549,12 +16570,13 @@ cpdef launch(intptr_t f):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_LAUNCH_FAILED,
-        CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, CUDA_ERROR_LAUNCH_TIMEOUT,
-        CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING, CUDA_ERROR_SHARED_OBJECT_INIT_FAILED
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_LAUNCH_FAILED, ERROR_LAUNCH_OUT_OF_RESOURCES,
+        ERROR_LAUNCH_TIMEOUT, ERROR_LAUNCH_INCOMPATIBLE_TEXTURING,
+        ERROR_SHARED_OBJECT_INIT_FAILED
 
     See Also
     --------
@@ -16601,12 +16623,13 @@ cpdef launch_grid(intptr_t f, int grid_width, int grid_height):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_LAUNCH_FAILED,
-        CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, CUDA_ERROR_LAUNCH_TIMEOUT,
-        CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING, CUDA_ERROR_SHARED_OBJECT_INIT_FAILED
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_LAUNCH_FAILED, ERROR_LAUNCH_OUT_OF_RESOURCES,
+        ERROR_LAUNCH_TIMEOUT, ERROR_LAUNCH_INCOMPATIBLE_TEXTURING,
+        ERROR_SHARED_OBJECT_INIT_FAILED
 
     See Also
     --------
@@ -16655,13 +16678,13 @@ cpdef launch_grid_async(intptr_t f, int grid_width, int grid_height, intptr_t h_
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_VALUE,
-        CUDA_ERROR_LAUNCH_FAILED, CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
-        CUDA_ERROR_LAUNCH_TIMEOUT, CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING,
-        CUDA_ERROR_SHARED_OBJECT_INIT_FAILED
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE, ERROR_INVALID_VALUE, ERROR_LAUNCH_FAILED,
+        ERROR_LAUNCH_OUT_OF_RESOURCES, ERROR_LAUNCH_TIMEOUT,
+        ERROR_LAUNCH_INCOMPATIBLE_TEXTURING, ERROR_SHARED_OBJECT_INIT_FAILED
 
     See Also
     --------
@@ -16687,7 +16710,7 @@ cpdef param_set_tex_ref(intptr_t hfunc, int texunit, intptr_t h_tex_ref):
 
     Deprecated.
 
-    Makes the CUDA array or linear memory bound to the texture reference `hTexRef`
+    Makes the CUDA array or linear memory bound to the texture reference `h_tex_ref`
     available to a device program as a texture. In this version of CUDA, the
     texture-reference must be obtained via module_get_tex_ref and the `texunit`
     parameter must be set to CU_PARAM_TR_DEFAULT.
@@ -16708,10 +16731,11 @@ cpdef param_set_tex_ref(intptr_t hfunc, int texunit, intptr_t h_tex_ref):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
     """
     cdef cydriver.CUresult _status
     with nogil:
@@ -16745,18 +16769,18 @@ cpdef func_set_shared_mem_config(intptr_t hfunc, int config):
 
     The supported bank configurations are:
 
-    - SharedConfig.CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE: use the context's shared
-      memory configuration when launching this function.
-    - SharedConfig.CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE: set shared memory bank
-      width to be natively four bytes when launching this function.
-    - SharedConfig.CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE: set shared memory bank
-      width to be natively eight bytes when launching this function.
+    - SharedConfig.DEFAULT_BANK_SIZE: use the context's shared memory configuration when
+      launching this function.
+    - SharedConfig.FOUR_BYTE_BANK_SIZE: set shared memory bank width to be natively four
+      bytes when launching this function.
+    - SharedConfig.EIGHT_BYTE_BANK_SIZE: set shared memory bank width to be natively
+      eight bytes when launching this function.
 
     Parameters
     ----------
     hfunc : int
         kernel to be given a shared memory config
-    config : SharedConfig | int
+    config : int
         requested shared memory configuration
 
     Returns
@@ -16766,10 +16790,11 @@ cpdef func_set_shared_mem_config(intptr_t hfunc, int config):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT
+        ERROR_INVALID_VALUE, ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED,
+        ERROR_INVALID_CONTEXT
 
     See Also
     --------
@@ -16787,7 +16812,7 @@ cpdef func_set_shared_mem_config(intptr_t hfunc, int config):
 cpdef intptr_t graph_create(unsigned int flags) except? 0:
     """Creates a graph.
 
-    Creates an empty graph, which is returned via `phGraph`.
+    Creates an empty graph, which is returned via `ph_graph`.
 
     Parameters
     ----------
@@ -16796,16 +16821,17 @@ cpdef intptr_t graph_create(unsigned int flags) except? 0:
 
     Returns
     -------
-    phGraph : int
+    ph_graph : int
         Returns newly created graph
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE,
-        CUDA_ERROR_OUT_OF_MEMORY
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE,
+        ERROR_OUT_OF_MEMORY
 
     See Also
     --------
@@ -16826,11 +16852,11 @@ cpdef intptr_t graph_create(unsigned int flags) except? 0:
 cpdef intptr_t graph_add_kernel_node_v2(intptr_t h_graph, dependencies, size_t num_dependencies, node_params) except? 0:
     """Creates a kernel execution node and adds it to a graph.
 
-    Creates a new kernel execution node and adds it to `hGraph` with `numDependencies`
-    dependencies specified via `dependencies` and arguments specified in `nodeParams`.
-    It is possible for `numDependencies` to be 0, in which case the node will be placed
+    Creates a new kernel execution node and adds it to `h_graph` with `num_dependencies`
+    dependencies specified via `dependencies` and arguments specified in `node_params`.
+    It is possible for `num_dependencies` to be 0, in which case the node will be placed
     at the root of the graph. `dependencies` may not have any duplicate entries. A
-    handle to the new node will be returned as `phGraphNode`.
+    handle to the new node will be returned as `ph_graph_node`.
 
     The CUDA_KERNEL_NODE_PARAMS structure is defined as:
 
@@ -16881,10 +16907,9 @@ cpdef intptr_t graph_add_kernel_node_v2(intptr_t h_graph, dependencies, size_t n
       a pointer to a size_t containing the size of the buffer specified with
       CU_LAUNCH_PARAM_BUFFER_POINTER;
 
-    The error CUDA_ERROR_INVALID_VALUE will be returned if kernel parameters are
-    specified with both kernelParams and extra (i.e. both kernelParams and extra are
-    non-NULL). CUDA_ERROR_INVALID_VALUE will be returned if extra is used for a
-    cooperative kernel.
+    The error ERROR_INVALID_VALUE will be returned if kernel parameters are specified
+    with both kernelParams and extra (i.e. both kernelParams and extra are non-NULL).
+    ERROR_INVALID_VALUE will be returned if extra is used for a cooperative kernel.
 
     The kernelParams or extra array, as well as the argument values it points to, are
     copied during this call.
@@ -16902,15 +16927,16 @@ cpdef intptr_t graph_add_kernel_node_v2(intptr_t h_graph, dependencies, size_t n
 
     Returns
     -------
-    phGraphNode : int
+    ph_graph_node : int
         Returns newly created node
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -16940,8 +16966,8 @@ cpdef intptr_t graph_add_kernel_node_v2(intptr_t h_graph, dependencies, size_t n
 cpdef graph_kernel_node_get_params_v2(intptr_t h_node):
     """Returns a kernel node's parameters.
 
-    Returns the parameters of kernel node `hNode` in `nodeParams`. The kernelParams or
-    extra array returned as `nodeParams`, as well as the argument values it points to,
+    Returns the parameters of kernel node `h_node` in `node_params`. The kernelParams or
+    extra array returned as `node_params`, as well as the argument values it points to,
     are owned by the node. This memory remains valid until the node is destroyed or its
     parameters are modified, and should not be modified directly. Use
     graph_kernel_node_set_params_v2 to update the parameters of this node.
@@ -16956,15 +16982,16 @@ cpdef graph_kernel_node_get_params_v2(intptr_t h_node):
 
     Returns
     -------
-    nodeParams : KernelNodeParams_v2
+    node_params : KernelNodeParams_v2
         Pointer to return the parameters
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -16982,7 +17009,7 @@ cpdef graph_kernel_node_get_params_v2(intptr_t h_node):
 cpdef graph_kernel_node_set_params_v2(intptr_t h_node, node_params):
     """Sets a kernel node's parameters.
 
-    Sets the parameters of kernel node `hNode` to `nodeParams`.
+    Sets the parameters of kernel node `h_node` to `node_params`.
 
     Parameters
     ----------
@@ -16998,9 +17025,10 @@ cpdef graph_kernel_node_set_params_v2(intptr_t h_node, node_params):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_OUT_OF_MEMORY
+        ERROR_INVALID_VALUE, ERROR_INVALID_HANDLE, ERROR_OUT_OF_MEMORY
 
     See Also
     --------
@@ -17018,23 +17046,22 @@ cpdef graph_kernel_node_set_params_v2(intptr_t h_node, node_params):
 cpdef intptr_t graph_add_memcpy_node(intptr_t h_graph, dependencies, size_t num_dependencies, copy_params, intptr_t ctx) except? 0:
     """Creates a memcpy node and adds it to a graph.
 
-    Creates a new memcpy node and adds it to `hGraph` with `numDependencies`
-    dependencies specified via `dependencies`. It is possible for `numDependencies` to
+    Creates a new memcpy node and adds it to `h_graph` with `num_dependencies`
+    dependencies specified via `dependencies`. It is possible for `num_dependencies` to
     be 0, in which case the node will be placed at the root of the graph. `dependencies`
     may not have any duplicate entries. A handle to the new node will be returned as
-    `phGraphNode`.
+    `ph_graph_node`.
 
     When the graph is launched, the node will perform the memcpy described by
-    `copyParams`. See memcpy_3d_v2 for a description of the structure and its
+    `copy_params`. See memcpy_3d_v2 for a description of the structure and its
     restrictions.
 
     Memcpy nodes have some additional restrictions with regards to managed memory, if
     the system contains at least one device which has a zero value for the device
-    attribute DeviceAttribute.CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS. If one or
-    more of the operands refer to managed memory, then using the memory type
-    MemoryType.CU_MEMORYTYPE_UNIFIED is disallowed for those operand(s). The managed
-    memory will be treated as residing on either the host or the device, depending on
-    which memory type is specified.
+    attribute DeviceAttribute.CONCURRENT_MANAGED_ACCESS. If one or more of the operands
+    refer to managed memory, then using the memory type MemoryType.UNIFIED is disallowed
+    for those operand(s). The managed memory will be treated as residing on either the
+    host or the device, depending on which memory type is specified.
 
     Parameters
     ----------
@@ -17051,15 +17078,16 @@ cpdef intptr_t graph_add_memcpy_node(intptr_t h_graph, dependencies, size_t num_
 
     Returns
     -------
-    phGraphNode : int
+    ph_graph_node : int
         Returns newly created node
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -17083,7 +17111,7 @@ cpdef intptr_t graph_add_memcpy_node(intptr_t h_graph, dependencies, size_t num_
 cpdef graph_memcpy_node_get_params(intptr_t h_node):
     """Returns a memcpy node's parameters.
 
-    Returns the parameters of memcpy node `hNode` in `nodeParams`.
+    Returns the parameters of memcpy node `h_node` in `node_params`.
 
     Parameters
     ----------
@@ -17092,15 +17120,16 @@ cpdef graph_memcpy_node_get_params(intptr_t h_node):
 
     Returns
     -------
-    nodeParams : MemCpy3d_v2
+    node_params : MemCpy3d_v2
         Pointer to return the parameters
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -17118,7 +17147,7 @@ cpdef graph_memcpy_node_get_params(intptr_t h_node):
 cpdef graph_memcpy_node_set_params(intptr_t h_node, node_params):
     """Sets a memcpy node's parameters.
 
-    Sets the parameters of memcpy node `hNode` to `nodeParams`.
+    Sets the parameters of memcpy node `h_node` to `node_params`.
 
     Parameters
     ----------
@@ -17134,9 +17163,10 @@ cpdef graph_memcpy_node_set_params(intptr_t h_node, node_params):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE,
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE,
 
     See Also
     --------
@@ -17154,14 +17184,14 @@ cpdef graph_memcpy_node_set_params(intptr_t h_node, node_params):
 cpdef intptr_t graph_add_memset_node(intptr_t h_graph, dependencies, size_t num_dependencies, memset_params, intptr_t ctx) except? 0:
     """Creates a memset node and adds it to a graph.
 
-    Creates a new memset node and adds it to `hGraph` with `numDependencies`
-    dependencies specified via `dependencies`. It is possible for `numDependencies` to
+    Creates a new memset node and adds it to `h_graph` with `num_dependencies`
+    dependencies specified via `dependencies`. It is possible for `num_dependencies` to
     be 0, in which case the node will be placed at the root of the graph. `dependencies`
     may not have any duplicate entries. A handle to the new node will be returned as
-    `phGraphNode`.
+    `ph_graph_node`.
 
     The element size must be 1, 2, or 4 bytes. When the graph is launched, the node will
-    perform the memset described by `memsetParams`.
+    perform the memset described by `memset_params`.
 
     Parameters
     ----------
@@ -17178,16 +17208,17 @@ cpdef intptr_t graph_add_memset_node(intptr_t h_graph, dependencies, size_t num_
 
     Returns
     -------
-    phGraphNode : int
+    ph_graph_node : int
         Returns newly created node
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE,
-        CUDA_ERROR_INVALID_CONTEXT
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE,
+        ERROR_INVALID_CONTEXT
 
     See Also
     --------
@@ -17211,7 +17242,7 @@ cpdef intptr_t graph_add_memset_node(intptr_t h_graph, dependencies, size_t num_
 cpdef graph_memset_node_get_params(intptr_t h_node):
     """Returns a memset node's parameters.
 
-    Returns the parameters of memset node `hNode` in `nodeParams`.
+    Returns the parameters of memset node `h_node` in `node_params`.
 
     Parameters
     ----------
@@ -17220,15 +17251,16 @@ cpdef graph_memset_node_get_params(intptr_t h_node):
 
     Returns
     -------
-    nodeParams : MemSetNodeParams_v1
+    node_params : MemSetNodeParams_v1
         Pointer to return the parameters
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -17246,7 +17278,7 @@ cpdef graph_memset_node_get_params(intptr_t h_node):
 cpdef graph_memset_node_set_params(intptr_t h_node, node_params):
     """Sets a memset node's parameters.
 
-    Sets the parameters of memset node `hNode` to `nodeParams`.
+    Sets the parameters of memset node `h_node` to `node_params`.
 
     Parameters
     ----------
@@ -17262,9 +17294,10 @@ cpdef graph_memset_node_set_params(intptr_t h_node, node_params):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -17282,11 +17315,11 @@ cpdef graph_memset_node_set_params(intptr_t h_node, node_params):
 cpdef intptr_t graph_add_host_node(intptr_t h_graph, dependencies, size_t num_dependencies, node_params) except? 0:
     """Creates a host execution node and adds it to a graph.
 
-    Creates a new CPU execution node and adds it to `hGraph` with `numDependencies`
-    dependencies specified via `dependencies` and arguments specified in `nodeParams`.
-    It is possible for `numDependencies` to be 0, in which case the node will be placed
+    Creates a new CPU execution node and adds it to `h_graph` with `num_dependencies`
+    dependencies specified via `dependencies` and arguments specified in `node_params`.
+    It is possible for `num_dependencies` to be 0, in which case the node will be placed
     at the root of the graph. `dependencies` may not have any duplicate entries. A
-    handle to the new node will be returned as `phGraphNode`.
+    handle to the new node will be returned as `ph_graph_node`.
 
     When the graph is launched, the node will invoke the specified CPU function. Host
     nodes are not supported under MPS with pre-Volta GPUs.
@@ -17304,16 +17337,17 @@ cpdef intptr_t graph_add_host_node(intptr_t h_graph, dependencies, size_t num_de
 
     Returns
     -------
-    phGraphNode : int
+    ph_graph_node : int
         Returns newly created node
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_NOT_SUPPORTED,
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_NOT_SUPPORTED,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -17337,7 +17371,7 @@ cpdef intptr_t graph_add_host_node(intptr_t h_graph, dependencies, size_t num_de
 cpdef graph_host_node_get_params(intptr_t h_node):
     """Returns a host node's parameters.
 
-    Returns the parameters of host node `hNode` in `nodeParams`.
+    Returns the parameters of host node `h_node` in `node_params`.
 
     Parameters
     ----------
@@ -17346,15 +17380,16 @@ cpdef graph_host_node_get_params(intptr_t h_node):
 
     Returns
     -------
-    nodeParams : HostNodeParams_v1
+    node_params : HostNodeParams_v1
         Pointer to return the parameters
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -17372,7 +17407,7 @@ cpdef graph_host_node_get_params(intptr_t h_node):
 cpdef graph_host_node_set_params(intptr_t h_node, node_params):
     """Sets a host node's parameters.
 
-    Sets the parameters of host node `hNode` to `nodeParams`.
+    Sets the parameters of host node `h_node` to `node_params`.
 
     Parameters
     ----------
@@ -17388,9 +17423,10 @@ cpdef graph_host_node_set_params(intptr_t h_node, node_params):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -17408,13 +17444,13 @@ cpdef graph_host_node_set_params(intptr_t h_node, node_params):
 cpdef intptr_t graph_add_child_graph_node(intptr_t h_graph, dependencies, size_t num_dependencies, intptr_t child_graph) except? 0:
     """Creates a child graph node and adds it to a graph.
 
-    Creates a new node which executes an embedded graph, and adds it to `hGraph` with
-    `numDependencies` dependencies specified via `dependencies`. It is possible for
-    `numDependencies` to be 0, in which case the node will be placed at the root of the
+    Creates a new node which executes an embedded graph, and adds it to `h_graph` with
+    `num_dependencies` dependencies specified via `dependencies`. It is possible for
+    `num_dependencies` to be 0, in which case the node will be placed at the root of the
     graph. `dependencies` may not have any duplicate entries. A handle to the new node
-    will be returned as `phGraphNode`.
+    will be returned as `ph_graph_node`.
 
-    If `childGraph` contains allocation nodes, free nodes, or conditional nodes, this
+    If `child_graph` contains allocation nodes, free nodes, or conditional nodes, this
     call will return an error.
 
     The node executes an embedded child graph. The child graph is cloned in this call.
@@ -17432,15 +17468,16 @@ cpdef intptr_t graph_add_child_graph_node(intptr_t h_graph, dependencies, size_t
 
     Returns
     -------
-    phGraphNode : int
+    ph_graph_node : int
         Returns newly created node
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE,
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE,
 
     See Also
     --------
@@ -17476,15 +17513,16 @@ cpdef intptr_t graph_child_graph_node_get_graph(intptr_t h_node) except? 0:
 
     Returns
     -------
-    phGraph : int
+    ph_graph : int
         Location to store a handle to the graph
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE,
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE,
 
     See Also
     --------
@@ -17502,11 +17540,11 @@ cpdef intptr_t graph_child_graph_node_get_graph(intptr_t h_node) except? 0:
 cpdef intptr_t graph_add_empty_node(intptr_t h_graph, dependencies, size_t num_dependencies) except? 0:
     """Creates an empty node and adds it to a graph.
 
-    Creates a new node which performs no operation, and adds it to `hGraph` with
-    `numDependencies` dependencies specified via `dependencies`. It is possible for
-    `numDependencies` to be 0, in which case the node will be placed at the root of the
+    Creates a new node which performs no operation, and adds it to `h_graph` with
+    `num_dependencies` dependencies specified via `dependencies`. It is possible for
+    `num_dependencies` to be 0, in which case the node will be placed at the root of the
     graph. `dependencies` may not have any duplicate entries. A handle to the new node
-    will be returned as `phGraphNode`.
+    will be returned as `ph_graph_node`.
 
     An empty node performs no operation during execution, but can be used for transitive
     ordering. For example, a phased execution graph with 2 groups of n nodes with a
@@ -17524,15 +17562,16 @@ cpdef intptr_t graph_add_empty_node(intptr_t h_graph, dependencies, size_t num_d
 
     Returns
     -------
-    phGraphNode : int
+    ph_graph_node : int
         Returns newly created node
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE,
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE,
 
     See Also
     --------
@@ -17554,11 +17593,11 @@ cpdef intptr_t graph_add_empty_node(intptr_t h_graph, dependencies, size_t num_d
 cpdef intptr_t graph_add_event_record_node(intptr_t h_graph, dependencies, size_t num_dependencies, intptr_t event) except? 0:
     """Creates an event record node and adds it to a graph.
 
-    Creates a new event record node and adds it to `hGraph` with `numDependencies`
+    Creates a new event record node and adds it to `h_graph` with `num_dependencies`
     dependencies specified via `dependencies` and event specified in `event`. It is
-    possible for `numDependencies` to be 0, in which case the node will be placed at the
-    root of the graph. `dependencies` may not have any duplicate entries. A handle to
-    the new node will be returned as `phGraphNode`.
+    possible for `num_dependencies` to be 0, in which case the node will be placed at
+    the root of the graph. `dependencies` may not have any duplicate entries. A handle
+    to the new node will be returned as `ph_graph_node`.
 
     Each launch of the graph will record `event` to capture execution of the node's
     dependencies.
@@ -17576,16 +17615,17 @@ cpdef intptr_t graph_add_event_record_node(intptr_t h_graph, dependencies, size_
 
     Returns
     -------
-    phGraphNode : int
+    ph_graph_node : int
         Returns newly created node
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_NOT_SUPPORTED,
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_NOT_SUPPORTED,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -17608,7 +17648,7 @@ cpdef intptr_t graph_add_event_record_node(intptr_t h_graph, dependencies, size_
 cpdef intptr_t graph_event_record_node_get_event(intptr_t h_node) except? 0:
     """Returns the event associated with an event record node.
 
-    Returns the event of event record node `hNode` in `event_out`.
+    Returns the event of event record node `h_node` in `event_out`.
 
     Parameters
     ----------
@@ -17623,9 +17663,10 @@ cpdef intptr_t graph_event_record_node_get_event(intptr_t h_node) except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -17644,7 +17685,7 @@ cpdef intptr_t graph_event_record_node_get_event(intptr_t h_node) except? 0:
 cpdef graph_event_record_node_set_event(intptr_t h_node, intptr_t event):
     """Sets an event record node's event.
 
-    Sets the event of event record node `hNode` to `event`.
+    Sets the event of event record node `h_node` to `event`.
 
     Parameters
     ----------
@@ -17660,9 +17701,10 @@ cpdef graph_event_record_node_set_event(intptr_t h_node, intptr_t event):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_OUT_OF_MEMORY
+        ERROR_INVALID_VALUE, ERROR_INVALID_HANDLE, ERROR_OUT_OF_MEMORY
 
     See Also
     --------
@@ -17680,11 +17722,11 @@ cpdef graph_event_record_node_set_event(intptr_t h_node, intptr_t event):
 cpdef intptr_t graph_add_event_wait_node(intptr_t h_graph, dependencies, size_t num_dependencies, intptr_t event) except? 0:
     """Creates an event wait node and adds it to a graph.
 
-    Creates a new event wait node and adds it to `hGraph` with `numDependencies`
+    Creates a new event wait node and adds it to `h_graph` with `num_dependencies`
     dependencies specified via `dependencies` and event specified in `event`. It is
-    possible for `numDependencies` to be 0, in which case the node will be placed at the
-    root of the graph. `dependencies` may not have any duplicate entries. A handle to
-    the new node will be returned as `phGraphNode`.
+    possible for `num_dependencies` to be 0, in which case the node will be placed at
+    the root of the graph. `dependencies` may not have any duplicate entries. A handle
+    to the new node will be returned as `ph_graph_node`.
 
     The graph node will wait for all work captured in `event`. See event_record for
     details on what is captured by an event. `event` may be from a different context or
@@ -17703,16 +17745,17 @@ cpdef intptr_t graph_add_event_wait_node(intptr_t h_graph, dependencies, size_t 
 
     Returns
     -------
-    phGraphNode : int
+    ph_graph_node : int
         Returns newly created node
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_NOT_SUPPORTED,
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_NOT_SUPPORTED,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -17735,7 +17778,7 @@ cpdef intptr_t graph_add_event_wait_node(intptr_t h_graph, dependencies, size_t 
 cpdef intptr_t graph_event_wait_node_get_event(intptr_t h_node) except? 0:
     """Returns the event associated with an event wait node.
 
-    Returns the event of event wait node `hNode` in `event_out`.
+    Returns the event of event wait node `h_node` in `event_out`.
 
     Parameters
     ----------
@@ -17750,9 +17793,10 @@ cpdef intptr_t graph_event_wait_node_get_event(intptr_t h_node) except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -17771,7 +17815,7 @@ cpdef intptr_t graph_event_wait_node_get_event(intptr_t h_node) except? 0:
 cpdef graph_event_wait_node_set_event(intptr_t h_node, intptr_t event):
     """Sets an event wait node's event.
 
-    Sets the event of event wait node `hNode` to `event`.
+    Sets the event of event wait node `h_node` to `event`.
 
     Parameters
     ----------
@@ -17787,9 +17831,10 @@ cpdef graph_event_wait_node_set_event(intptr_t h_node, intptr_t event):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_OUT_OF_MEMORY
+        ERROR_INVALID_VALUE, ERROR_INVALID_HANDLE, ERROR_OUT_OF_MEMORY
 
     See Also
     --------
@@ -17806,11 +17851,11 @@ cpdef graph_event_wait_node_set_event(intptr_t h_node, intptr_t event):
 cpdef intptr_t graph_add_external_semaphores_signal_node(intptr_t h_graph, dependencies, size_t num_dependencies, node_params) except? 0:
     """Creates an external semaphore signal node and adds it to a graph.
 
-    Creates a new external semaphore signal node and adds it to `hGraph` with
-    `numDependencies` dependencies specified via `dependencies` and arguments specified
-    in `nodeParams`. It is possible for `numDependencies` to be 0, in which case the
+    Creates a new external semaphore signal node and adds it to `h_graph` with
+    `num_dependencies` dependencies specified via `dependencies` and arguments specified
+    in `node_params`. It is possible for `num_dependencies` to be 0, in which case the
     node will be placed at the root of the graph. `dependencies` may not have any
-    duplicate entries. A handle to the new node will be returned as `phGraphNode`.
+    duplicate entries. A handle to the new node will be returned as `ph_graph_node`.
 
     Performs a signal operation on a set of externally allocated semaphore objects when
     the node is launched. The operation(s) will occur after all of the node's
@@ -17829,16 +17874,17 @@ cpdef intptr_t graph_add_external_semaphores_signal_node(intptr_t h_graph, depen
 
     Returns
     -------
-    phGraphNode : int
+    ph_graph_node : int
         Returns newly created node
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_NOT_SUPPORTED,
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_NOT_SUPPORTED,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -17866,10 +17912,10 @@ cpdef intptr_t graph_add_external_semaphores_signal_node(intptr_t h_graph, depen
 cpdef graph_external_semaphores_signal_node_get_params(intptr_t h_node):
     """Returns an external semaphore signal node's parameters.
 
-    Returns the parameters of an external semaphore signal node `hNode` in `params_out`.
-    The extSemArray and paramsArray returned as `params_out`, are owned by the node.
-    This memory remains valid until the node is destroyed or its parameters are
-    modified, and should not be modified directly. Use
+    Returns the parameters of an external semaphore signal node `h_node` in
+    `params_out`. The extSemArray and paramsArray returned as `params_out`, are owned by
+    the node. This memory remains valid until the node is destroyed or its parameters
+    are modified, and should not be modified directly. Use
     graph_external_semaphores_signal_node_set_params to update the parameters of this
     node.
 
@@ -17886,9 +17932,10 @@ cpdef graph_external_semaphores_signal_node_get_params(intptr_t h_node):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -17909,7 +17956,7 @@ cpdef graph_external_semaphores_signal_node_get_params(intptr_t h_node):
 cpdef graph_external_semaphores_signal_node_set_params(intptr_t h_node, node_params):
     """Sets an external semaphore signal node's parameters.
 
-    Sets the parameters of an external semaphore signal node `hNode` to `nodeParams`.
+    Sets the parameters of an external semaphore signal node `h_node` to `node_params`.
 
     Parameters
     ----------
@@ -17925,9 +17972,10 @@ cpdef graph_external_semaphores_signal_node_set_params(intptr_t h_node, node_par
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_OUT_OF_MEMORY
+        ERROR_INVALID_VALUE, ERROR_INVALID_HANDLE, ERROR_OUT_OF_MEMORY
 
     See Also
     --------
@@ -17947,11 +17995,11 @@ cpdef graph_external_semaphores_signal_node_set_params(intptr_t h_node, node_par
 cpdef intptr_t graph_add_external_semaphores_wait_node(intptr_t h_graph, dependencies, size_t num_dependencies, node_params) except? 0:
     """Creates an external semaphore wait node and adds it to a graph.
 
-    Creates a new external semaphore wait node and adds it to `hGraph` with
-    `numDependencies` dependencies specified via `dependencies` and arguments specified
-    in `nodeParams`. It is possible for `numDependencies` to be 0, in which case the
+    Creates a new external semaphore wait node and adds it to `h_graph` with
+    `num_dependencies` dependencies specified via `dependencies` and arguments specified
+    in `node_params`. It is possible for `num_dependencies` to be 0, in which case the
     node will be placed at the root of the graph. `dependencies` may not have any
-    duplicate entries. A handle to the new node will be returned as `phGraphNode`.
+    duplicate entries. A handle to the new node will be returned as `ph_graph_node`.
 
     Performs a wait operation on a set of externally allocated semaphore objects when
     the node is launched. The node's dependencies will not be launched until the wait
@@ -17970,16 +18018,17 @@ cpdef intptr_t graph_add_external_semaphores_wait_node(intptr_t h_graph, depende
 
     Returns
     -------
-    phGraphNode : int
+    ph_graph_node : int
         Returns newly created node
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_NOT_SUPPORTED,
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_NOT_SUPPORTED,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -18007,7 +18056,7 @@ cpdef intptr_t graph_add_external_semaphores_wait_node(intptr_t h_graph, depende
 cpdef graph_external_semaphores_wait_node_get_params(intptr_t h_node):
     """Returns an external semaphore wait node's parameters.
 
-    Returns the parameters of an external semaphore wait node `hNode` in `params_out`.
+    Returns the parameters of an external semaphore wait node `h_node` in `params_out`.
     The extSemArray and paramsArray returned as `params_out`, are owned by the node.
     This memory remains valid until the node is destroyed or its parameters are
     modified, and should not be modified directly. Use
@@ -18027,9 +18076,10 @@ cpdef graph_external_semaphores_wait_node_get_params(intptr_t h_node):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -18049,7 +18099,7 @@ cpdef graph_external_semaphores_wait_node_get_params(intptr_t h_node):
 cpdef graph_external_semaphores_wait_node_set_params(intptr_t h_node, node_params):
     """Sets an external semaphore wait node's parameters.
 
-    Sets the parameters of an external semaphore wait node `hNode` to `nodeParams`.
+    Sets the parameters of an external semaphore wait node `h_node` to `node_params`.
 
     Parameters
     ----------
@@ -18065,9 +18115,10 @@ cpdef graph_external_semaphores_wait_node_set_params(intptr_t h_node, node_param
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_OUT_OF_MEMORY
+        ERROR_INVALID_VALUE, ERROR_INVALID_HANDLE, ERROR_OUT_OF_MEMORY
 
     See Also
     --------
@@ -18086,13 +18137,13 @@ cpdef graph_external_semaphores_wait_node_set_params(intptr_t h_node, node_param
 cpdef intptr_t graph_add_batch_mem_op_node(intptr_t h_graph, dependencies, size_t num_dependencies, node_params) except? 0:
     """Creates a batch memory operation node and adds it to a graph.
 
-    Creates a new batch memory operation node and adds it to `hGraph` with
-    `numDependencies` dependencies specified via `dependencies` and arguments specified
-    in `nodeParams`. It is possible for `numDependencies` to be 0, in which case the
+    Creates a new batch memory operation node and adds it to `h_graph` with
+    `num_dependencies` dependencies specified via `dependencies` and arguments specified
+    in `node_params`. It is possible for `num_dependencies` to be 0, in which case the
     node will be placed at the root of the graph. `dependencies` may not have any
-    duplicate entries. A handle to the new node will be returned as `phGraphNode`.
+    duplicate entries. A handle to the new node will be returned as `ph_graph_node`.
 
-    When the node is added, the paramArray inside `nodeParams` is copied and therefore
+    When the node is added, the paramArray inside `node_params` is copied and therefore
     it can be freed after the call returns.
 
     Parameters
@@ -18108,16 +18159,17 @@ cpdef intptr_t graph_add_batch_mem_op_node(intptr_t h_graph, dependencies, size_
 
     Returns
     -------
-    phGraphNode : int
+    ph_graph_node : int
         Returns newly created node
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_NOT_SUPPORTED,
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_NOT_SUPPORTED,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -18152,8 +18204,8 @@ cpdef intptr_t graph_add_batch_mem_op_node(intptr_t h_graph, dependencies, size_
 cpdef graph_batch_mem_op_node_get_params(intptr_t h_node):
     """Returns a batch mem op node's parameters.
 
-    Returns the parameters of batch mem op node `hNode` in `nodeParams_out`. The
-    paramArray returned, as `nodeParams_out`, is owned by the node. This memory remains
+    Returns the parameters of batch mem op node `h_node` in `node_params_out`. The
+    paramArray returned, as `node_params_out`, is owned by the node. This memory remains
     valid until the node is destroyed or its parameters are modified, and should not be
     modified directly. Use graph_batch_mem_op_node_set_params to update the parameters
     of this node.
@@ -18165,15 +18217,16 @@ cpdef graph_batch_mem_op_node_get_params(intptr_t h_node):
 
     Returns
     -------
-    nodeParams_out : BatchMemOpNodeParams_v1
+    node_params_out : BatchMemOpNodeParams_v1
         Pointer to return the parameters
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -18192,10 +18245,10 @@ cpdef graph_batch_mem_op_node_get_params(intptr_t h_node):
 cpdef graph_batch_mem_op_node_set_params(intptr_t h_node, node_params):
     """Sets a batch mem op node's parameters.
 
-    Sets the parameters of batch mem op node `hNode` to `nodeParams`.
+    Sets the parameters of batch mem op node `h_node` to `node_params`.
 
-    The paramArray inside `nodeParams` is copied and therefore it can be freed after the
-    call returns.
+    The paramArray inside `node_params` is copied and therefore it can be freed after
+    the call returns.
 
     Parameters
     ----------
@@ -18211,9 +18264,10 @@ cpdef graph_batch_mem_op_node_set_params(intptr_t h_node, node_params):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_OUT_OF_MEMORY
+        ERROR_INVALID_VALUE, ERROR_INVALID_HANDLE, ERROR_OUT_OF_MEMORY
 
     See Also
     --------
@@ -18231,9 +18285,9 @@ cpdef graph_batch_mem_op_node_set_params(intptr_t h_node, node_params):
 cpdef graph_exec_batch_mem_op_node_set_params(intptr_t h_graph_exec, intptr_t h_node, node_params):
     """Sets the parameters for a batch mem op node in the given graphExec.
 
-    Sets the parameters of a batch mem op node in an executable graph `hGraphExec`. The
-    node is identified by the corresponding node `hNode` in the non-executable graph,
-    from which the executable graph was instantiated.
+    Sets the parameters of a batch mem op node in an executable graph `h_graph_exec`.
+    The node is identified by the corresponding node `h_node` in the non-executable
+    graph, from which the executable graph was instantiated.
 
     The following fields on operations may be modified on an executable graph:
 
@@ -18244,14 +18298,14 @@ cpdef graph_exec_batch_mem_op_node_set_params(intptr_t h_graph_exec, intptr_t h_
     Other fields, such as the context, count or type of operations, and other types of
     operations such as membars, may not be modified.
 
-    `hNode` must not have been removed from the original graph.
+    `h_node` must not have been removed from the original graph.
 
-    The modifications only affect future launches of `hGraphExec`. Already enqueued or
-    running launches of `hGraphExec` are not affected by this call. `hNode` is also not
-    modified by this call.
+    The modifications only affect future launches of `h_graph_exec`. Already enqueued or
+    running launches of `h_graph_exec` are not affected by this call. `h_node` is also
+    not modified by this call.
 
-    The paramArray inside `nodeParams` is copied and therefore it can be freed after the
-    call returns.
+    The paramArray inside `node_params` is copied and therefore it can be freed after
+    the call returns.
 
     Parameters
     ----------
@@ -18269,9 +18323,10 @@ cpdef graph_exec_batch_mem_op_node_set_params(intptr_t h_graph_exec, intptr_t h_
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE,
+        ERROR_INVALID_VALUE,
 
     See Also
     --------
@@ -18290,14 +18345,14 @@ cpdef graph_exec_batch_mem_op_node_set_params(intptr_t h_graph_exec, intptr_t h_
 cpdef intptr_t graph_add_mem_alloc_node(intptr_t h_graph, dependencies, size_t num_dependencies, node_params) except? 0:
     """Creates an allocation node and adds it to a graph.
 
-    Creates a new allocation node and adds it to `hGraph` with `numDependencies`
-    dependencies specified via `dependencies` and arguments specified in `nodeParams`.
-    It is possible for `numDependencies` to be 0, in which case the node will be placed
+    Creates a new allocation node and adds it to `h_graph` with `num_dependencies`
+    dependencies specified via `dependencies` and arguments specified in `node_params`.
+    It is possible for `num_dependencies` to be 0, in which case the node will be placed
     at the root of the graph. `dependencies` may not have any duplicate entries. A
-    handle to the new node will be returned as `phGraphNode`.
+    handle to the new node will be returned as `ph_graph_node`.
 
     When graph_add_mem_alloc_node creates an allocation node, it returns the address of
-    the allocation in `nodeParams`.dptr. The allocation's address remains fixed across
+    the allocation in `node_params`.dptr. The allocation's address remains fixed across
     instantiations and launches.
 
     If the allocation is freed in the same graph, by creating a free node using
@@ -18314,9 +18369,9 @@ cpdef intptr_t graph_add_mem_alloc_node(intptr_t h_graph, dependencies, size_t n
 
     - passing the allocation to mem_free_async or mem_free_v2;
     - launching a graph with a free node for that allocation; or
-    - specifying GraphInstantiateFlags.CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH
-      during instantiation, which makes each launch behave as though it called
-      mem_free_async for every unfreed allocation.
+    - specifying GraphInstantiateFlags.AUTO_FREE_ON_LAUNCH during instantiation, which
+      makes each launch behave as though it called mem_free_async for every unfreed
+      allocation.
 
     It is not possible to free an allocation in both the owning graph and another graph.
     If the allocation is freed in the same graph, a free node cannot be added to another
@@ -18345,16 +18400,17 @@ cpdef intptr_t graph_add_mem_alloc_node(intptr_t h_graph, dependencies, size_t n
 
     Returns
     -------
-    phGraphNode : int
+    ph_graph_node : int
         Returns newly created node
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_NOT_SUPPORTED,
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_NOT_SUPPORTED,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -18381,9 +18437,10 @@ cpdef intptr_t graph_add_mem_alloc_node(intptr_t h_graph, dependencies, size_t n
 cpdef graph_mem_alloc_node_get_params(intptr_t h_node):
     """Returns a memory alloc node's parameters.
 
-    Returns the parameters of a memory alloc node `hNode` in `params_out`. The poolProps
-    and accessDescs returned as `params_out`, are owned by the node. This memory remains
-    valid until the node is destroyed. The returned parameters must not be modified.
+    Returns the parameters of a memory alloc node `h_node` in `params_out`. The
+    poolProps and accessDescs returned as `params_out`, are owned by the node. This
+    memory remains valid until the node is destroyed. The returned parameters must not
+    be modified.
 
     Parameters
     ----------
@@ -18398,9 +18455,10 @@ cpdef graph_mem_alloc_node_get_params(intptr_t h_node):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -18418,13 +18476,13 @@ cpdef graph_mem_alloc_node_get_params(intptr_t h_node):
 cpdef intptr_t graph_add_mem_free_node(intptr_t h_graph, dependencies, size_t num_dependencies, uint64_t dptr) except? 0:
     """Creates a memory free node and adds it to a graph.
 
-    Creates a new memory free node and adds it to `hGraph` with `numDependencies`
+    Creates a new memory free node and adds it to `h_graph` with `num_dependencies`
     dependencies specified via `dependencies` and arguments specified in nodeParams. It
-    is possible for `numDependencies` to be 0, in which case the node will be placed at
+    is possible for `num_dependencies` to be 0, in which case the node will be placed at
     the root of the graph. `dependencies` may not have any duplicate entries. A handle
-    to the new node will be returned as `phGraphNode`.
+    to the new node will be returned as `ph_graph_node`.
 
-    graph_add_mem_free_node will return CUDA_ERROR_INVALID_VALUE if the user attempts to
+    graph_add_mem_free_node will return ERROR_INVALID_VALUE if the user attempts to
     free:
 
     - an allocation twice in the same graph.
@@ -18453,16 +18511,17 @@ cpdef intptr_t graph_add_mem_free_node(intptr_t h_graph, dependencies, size_t nu
 
     Returns
     -------
-    phGraphNode : int
+    ph_graph_node : int
         Returns newly created node
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_NOT_SUPPORTED,
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_NOT_SUPPORTED,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -18488,7 +18547,7 @@ cpdef intptr_t graph_add_mem_free_node(intptr_t h_graph, dependencies, size_t nu
 cpdef uint64_t graph_mem_free_node_get_params(intptr_t h_node) except? 0:
     """Returns a memory free node's parameters.
 
-    Returns the address of a memory free node `hNode` in `dptr_out`.
+    Returns the address of a memory free node `h_node` in `dptr_out`.
 
     Parameters
     ----------
@@ -18503,9 +18562,10 @@ cpdef uint64_t graph_mem_free_node_get_params(intptr_t h_node) except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -18539,9 +18599,10 @@ cpdef device_graph_mem_trim(int device):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_DEVICE
+        ERROR_INVALID_DEVICE
 
     See Also
     --------
@@ -18558,7 +18619,7 @@ cpdef device_graph_mem_trim(int device):
 cpdef intptr_t graph_clone(intptr_t original_graph) except? 0:
     """Clones a graph.
 
-    This function creates a copy of `originalGraph` and returns it in `phGraphClone`.
+    This function creates a copy of `original_graph` and returns it in `ph_graph_clone`.
     All parameters are copied into the cloned graph. The original graph may be modified
     after this call without affecting the clone.
 
@@ -18571,15 +18632,16 @@ cpdef intptr_t graph_clone(intptr_t original_graph) except? 0:
 
     Returns
     -------
-    phGraphClone : int
+    ph_graph_clone : int
         Returns newly created cloned graph
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_OUT_OF_MEMORY
+        ERROR_INVALID_VALUE, ERROR_OUT_OF_MEMORY
 
     See Also
     --------
@@ -18602,13 +18664,13 @@ cpdef intptr_t graph_clone(intptr_t original_graph) except? 0:
 cpdef intptr_t graph_node_find_in_clone(intptr_t h_original_node, intptr_t h_cloned_graph) except? 0:
     """Finds a cloned version of a node.
 
-    This function returns the node in `hClonedGraph` corresponding to `hOriginalNode` in
-    the original graph.
+    This function returns the node in `h_cloned_graph` corresponding to
+    `h_original_node` in the original graph.
 
-    `hClonedGraph` must have been cloned from hOriginalGraph via graph_clone.
-    `hOriginalNode` must have been in hOriginalGraph at the time of the call to
-    graph_clone, and the corresponding cloned node in `hClonedGraph` must not have been
-    removed. The cloned node is then returned via phClonedNode.
+    `h_cloned_graph` must have been cloned from hOriginalGraph via graph_clone.
+    `h_original_node` must have been in hOriginalGraph at the time of the call to
+    graph_clone, and the corresponding cloned node in `h_cloned_graph` must not have
+    been removed. The cloned node is then returned via phClonedNode.
 
     Parameters
     ----------
@@ -18619,15 +18681,16 @@ cpdef intptr_t graph_node_find_in_clone(intptr_t h_original_node, intptr_t h_clo
 
     Returns
     -------
-    phNode : int
+    ph_node : int
         Returns handle to the cloned node
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE,
+        ERROR_INVALID_VALUE,
 
     See Also
     --------
@@ -18645,7 +18708,7 @@ cpdef intptr_t graph_node_find_in_clone(intptr_t h_original_node, intptr_t h_clo
 cpdef int graph_node_get_type(intptr_t h_node) except? -1:
     """Returns a node's type.
 
-    Returns the node type of `hNode` in `typename`.
+    Returns the node type of `h_node` in `type`.
 
     Parameters
     ----------
@@ -18654,15 +18717,16 @@ cpdef int graph_node_get_type(intptr_t h_node) except? -1:
 
     Returns
     -------
-    typename : int
+    type : int
         Pointer to return the node type
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -18684,11 +18748,11 @@ cpdef int graph_node_get_type(intptr_t h_node) except? -1:
 cpdef graph_get_nodes(intptr_t h_graph):
     """Returns a graph's nodes.
 
-    Returns a list of `hGraph`'s nodes. `nodes` may be NULL, in which case this function
-    will return the number of nodes in `numNodes`. Otherwise, `numNodes` entries will be
-    filled in. If `numNodes` is higher than the actual number of nodes, the remaining
-    entries in `nodes` will be set to NULL, and the number of nodes actually obtained
-    will be returned in `numNodes`.
+    Returns a list of `h_graph`'s nodes. `nodes` may be NULL, in which case this
+    function will return the number of nodes in `num_nodes`. Otherwise, `num_nodes`
+    entries will be filled in. If `num_nodes` is higher than the actual number of nodes,
+    the remaining entries in `nodes` will be set to NULL, and the number of nodes
+    actually obtained will be returned in `num_nodes`.
 
     Parameters
     ----------
@@ -18697,15 +18761,15 @@ cpdef graph_get_nodes(intptr_t h_graph):
 
     Returns
     -------
-    nodes : memoryview
-        Pointer to return the nodes
+    memoryview
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -18730,11 +18794,12 @@ cpdef graph_get_nodes(intptr_t h_graph):
 cpdef graph_get_root_nodes(intptr_t h_graph):
     """Returns a graph's root nodes.
 
-    Returns a list of `hGraph`'s root nodes. `rootNodes` may be NULL, in which case this
-    function will return the number of root nodes in `numRootNodes`. Otherwise,
-    `numRootNodes` entries will be filled in. If `numRootNodes` is higher than the
-    actual number of root nodes, the remaining entries in `rootNodes` will be set to
-    NULL, and the number of nodes actually obtained will be returned in `numRootNodes`.
+    Returns a list of `h_graph`'s root nodes. `root_nodes` may be NULL, in which case
+    this function will return the number of root nodes in `num_root_nodes`. Otherwise,
+    `num_root_nodes` entries will be filled in. If `num_root_nodes` is higher than the
+    actual number of root nodes, the remaining entries in `root_nodes` will be set to
+    NULL, and the number of nodes actually obtained will be returned in
+    `num_root_nodes`.
 
     Parameters
     ----------
@@ -18743,15 +18808,15 @@ cpdef graph_get_root_nodes(intptr_t h_graph):
 
     Returns
     -------
-    rootNodes : memoryview
-        Pointer to return the root nodes
+    memoryview
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -18776,13 +18841,13 @@ cpdef graph_get_root_nodes(intptr_t h_graph):
 cpdef tuple graph_get_edges(intptr_t h_graph):
     """Returns a graph's dependency edges.
 
-    Returns a list of `hGraph`'s dependency edges. Edges are returned via corresponding
+    Returns a list of `h_graph`'s dependency edges. Edges are returned via corresponding
     indices in `from_` and `to`; that is, the node in `to`[i] has a dependency on the
     node in `from_`[i]. `from_` and `to` may both be NULL, in which case this function
-    only returns the number of edges in `numEdges`. Otherwise, `numEdges` entries will
-    be filled in. If `numEdges` is higher than the actual number of edges, the remaining
-    entries in `from_` and `to` will be set to NULL, and the number of edges actually
-    returned will be written to `numEdges`.
+    only returns the number of edges in `num_edges`. Otherwise, `num_edges` entries will
+    be filled in. If `num_edges` is higher than the actual number of edges, the
+    remaining entries in `from_` and `to` will be set to NULL, and the number of edges
+    actually returned will be written to `num_edges`.
 
     Parameters
     ----------
@@ -18791,17 +18856,16 @@ cpdef tuple graph_get_edges(intptr_t h_graph):
 
     Returns
     -------
-    from_ : memoryview
-        Location to return edge endpoints
-    to : memoryview
-        Location to return edge endpoints
+    memoryview
+    memoryview
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -18829,17 +18893,17 @@ cpdef tuple graph_get_edges(intptr_t h_graph):
 cpdef tuple graph_get_edges_v2(intptr_t h_graph):
     """Returns a graph's dependency edges (12.3+).
 
-    Returns a list of `hGraph`'s dependency edges. Edges are returned via corresponding
-    indices in `from_`, `to` and `edgeData`; that is, the node in `to`[i] has a
-    dependency on the node in `from_`[i] with data `edgeData`[i]. `from_` and `to` may
+    Returns a list of `h_graph`'s dependency edges. Edges are returned via corresponding
+    indices in `from_`, `to` and `edge_data`; that is, the node in `to`[i] has a
+    dependency on the node in `from_`[i] with data `edge_data`[i]. `from_` and `to` may
     both be NULL, in which case this function only returns the number of edges in
-    `numEdges`. Otherwise, `numEdges` entries will be filled in. If `numEdges` is higher
-    than the actual number of edges, the remaining entries in `from_` and `to` will be
-    set to NULL, and the number of edges actually returned will be written to
-    `numEdges`. `edgeData` may alone be NULL, in which case the edges must all have
-    default (zeroed) edge data. Attempting a lossy query via NULL `edgeData` will result
-    in CUDA_ERROR_LOSSY_QUERY. If `edgeData` is non-NULL then `from_` and `to` must be
-    as well.
+    `num_edges`. Otherwise, `num_edges` entries will be filled in. If `num_edges` is
+    higher than the actual number of edges, the remaining entries in `from_` and `to`
+    will be set to NULL, and the number of edges actually returned will be written to
+    `num_edges`. `edge_data` may alone be NULL, in which case the edges must all have
+    default (zeroed) edge data. Attempting a lossy query via NULL `edge_data` will
+    result in ERROR_LOSSY_QUERY. If `edge_data` is non-NULL then `from_` and `to` must
+    be as well.
 
     Parameters
     ----------
@@ -18848,20 +18912,18 @@ cpdef tuple graph_get_edges_v2(intptr_t h_graph):
 
     Returns
     -------
-    from_ : memoryview
-        Location to return edge endpoints
-    to : memoryview
-        Location to return edge endpoints
-    edgeData : GraphEdgeData
-        Optional location to return edge data
+    memoryview
+    memoryview
+    memoryview
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_LOSSY_QUERY, CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_LOSSY_QUERY, ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -18891,11 +18953,11 @@ cpdef graph_node_get_dependencies(intptr_t h_node):
     """Returns a node's dependencies.
 
     Returns a list of node's dependencies. `dependencies` may be NULL, in which case
-    this function will return the number of dependencies in `numDependencies`.
-    Otherwise, `numDependencies` entries will be filled in. If `numDependencies` is
+    this function will return the number of dependencies in `num_dependencies`.
+    Otherwise, `num_dependencies` entries will be filled in. If `num_dependencies` is
     higher than the actual number of dependencies, the remaining entries in
     `dependencies` will be set to NULL, and the number of nodes actually obtained will
-    be returned in `numDependencies`.
+    be returned in `num_dependencies`.
 
     Parameters
     ----------
@@ -18904,15 +18966,15 @@ cpdef graph_node_get_dependencies(intptr_t h_node):
 
     Returns
     -------
-    dependencies : memoryview
-        Pointer to return the dependencies
+    memoryview
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -18938,14 +19000,14 @@ cpdef tuple graph_node_get_dependencies_v2(intptr_t h_node):
     """Returns a node's dependencies (12.3+).
 
     Returns a list of node's dependencies. `dependencies` may be NULL, in which case
-    this function will return the number of dependencies in `numDependencies`.
-    Otherwise, `numDependencies` entries will be filled in. If `numDependencies` is
+    this function will return the number of dependencies in `num_dependencies`.
+    Otherwise, `num_dependencies` entries will be filled in. If `num_dependencies` is
     higher than the actual number of dependencies, the remaining entries in
     `dependencies` will be set to NULL, and the number of nodes actually obtained will
-    be returned in `numDependencies`.
+    be returned in `num_dependencies`.
 
-    Note that if an edge has non-zero (non-default) edge data and `edgeData` is NULL,
-    this API will return CUDA_ERROR_LOSSY_QUERY. If `edgeData` is non-NULL, then
+    Note that if an edge has non-zero (non-default) edge data and `edge_data` is NULL,
+    this API will return ERROR_LOSSY_QUERY. If `edge_data` is non-NULL, then
     `dependencies` must be as well.
 
     Parameters
@@ -18955,18 +19017,17 @@ cpdef tuple graph_node_get_dependencies_v2(intptr_t h_node):
 
     Returns
     -------
-    dependencies : memoryview
-        Pointer to return the dependencies
-    edgeData : GraphEdgeData
-        Optional array to return edge data for each dependency
+    memoryview
+    memoryview
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_LOSSY_QUERY, CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_LOSSY_QUERY, ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -18992,12 +19053,12 @@ cpdef tuple graph_node_get_dependencies_v2(intptr_t h_node):
 cpdef graph_node_get_dependent_nodes(intptr_t h_node):
     """Returns a node's dependent nodes.
 
-    Returns a list of node's dependent nodes. `dependentNodes` may be NULL, in which
-    case this function will return the number of dependent nodes in `numDependentNodes`.
-    Otherwise, `numDependentNodes` entries will be filled in. If `numDependentNodes` is
-    higher than the actual number of dependent nodes, the remaining entries in
-    `dependentNodes` will be set to NULL, and the number of nodes actually obtained will
-    be returned in `numDependentNodes`.
+    Returns a list of node's dependent nodes. `dependent_nodes` may be NULL, in which
+    case this function will return the number of dependent nodes in
+    `num_dependent_nodes`. Otherwise, `num_dependent_nodes` entries will be filled in.
+    If `num_dependent_nodes` is higher than the actual number of dependent nodes, the
+    remaining entries in `dependent_nodes` will be set to NULL, and the number of nodes
+    actually obtained will be returned in `num_dependent_nodes`.
 
     Parameters
     ----------
@@ -19006,15 +19067,15 @@ cpdef graph_node_get_dependent_nodes(intptr_t h_node):
 
     Returns
     -------
-    dependentNodes : memoryview
-        Pointer to return the dependent nodes
+    memoryview
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -19039,16 +19100,16 @@ cpdef graph_node_get_dependent_nodes(intptr_t h_node):
 cpdef tuple graph_node_get_dependent_nodes_v2(intptr_t h_node):
     """Returns a node's dependent nodes (12.3+).
 
-    Returns a list of node's dependent nodes. `dependentNodes` may be NULL, in which
-    case this function will return the number of dependent nodes in `numDependentNodes`.
-    Otherwise, `numDependentNodes` entries will be filled in. If `numDependentNodes` is
-    higher than the actual number of dependent nodes, the remaining entries in
-    `dependentNodes` will be set to NULL, and the number of nodes actually obtained will
-    be returned in `numDependentNodes`.
+    Returns a list of node's dependent nodes. `dependent_nodes` may be NULL, in which
+    case this function will return the number of dependent nodes in
+    `num_dependent_nodes`. Otherwise, `num_dependent_nodes` entries will be filled in.
+    If `num_dependent_nodes` is higher than the actual number of dependent nodes, the
+    remaining entries in `dependent_nodes` will be set to NULL, and the number of nodes
+    actually obtained will be returned in `num_dependent_nodes`.
 
-    Note that if an edge has non-zero (non-default) edge data and `edgeData` is NULL,
-    this API will return CUDA_ERROR_LOSSY_QUERY. If `edgeData` is non-NULL, then
-    `dependentNodes` must be as well.
+    Note that if an edge has non-zero (non-default) edge data and `edge_data` is NULL,
+    this API will return ERROR_LOSSY_QUERY. If `edge_data` is non-NULL, then
+    `dependent_nodes` must be as well.
 
     Parameters
     ----------
@@ -19057,18 +19118,17 @@ cpdef tuple graph_node_get_dependent_nodes_v2(intptr_t h_node):
 
     Returns
     -------
-    dependentNodes : memoryview
-        Pointer to return the dependent nodes
-    edgeData : GraphEdgeData
-        Optional pointer to return edge data for dependent nodes
+    memoryview
+    memoryview
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_LOSSY_QUERY, CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_LOSSY_QUERY, ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -19094,11 +19154,11 @@ cpdef tuple graph_node_get_dependent_nodes_v2(intptr_t h_node):
 cpdef graph_add_dependencies(intptr_t h_graph, from_, to, size_t num_dependencies):
     """Adds dependency edges to a graph.
 
-    The number of dependencies to be added is defined by `numDependencies` Elements in
+    The number of dependencies to be added is defined by `num_dependencies` Elements in
     `from_` and `to` at corresponding indices define a dependency. Each node in `from_`
-    and `to` must belong to `hGraph`.
+    and `to` must belong to `h_graph`.
 
-    If `numDependencies` is 0, elements in `from_` and `to` will be ignored. Specifying
+    If `num_dependencies` is 0, elements in `from_` and `to` will be ignored. Specifying
     an existing dependency will return an error.
 
     Parameters
@@ -19119,9 +19179,10 @@ cpdef graph_add_dependencies(intptr_t h_graph, from_, to, size_t num_dependencie
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -19142,11 +19203,11 @@ cpdef graph_add_dependencies(intptr_t h_graph, from_, to, size_t num_dependencie
 cpdef graph_add_dependencies_v2(intptr_t h_graph, from_, to, edge_data, size_t num_dependencies):
     """Adds dependency edges to a graph (12.3+).
 
-    The number of dependencies to be added is defined by `numDependencies` Elements in
+    The number of dependencies to be added is defined by `num_dependencies` Elements in
     `from_` and `to` at corresponding indices define a dependency. Each node in `from_`
-    and `to` must belong to `hGraph`.
+    and `to` must belong to `h_graph`.
 
-    If `numDependencies` is 0, elements in `from_` and `to` will be ignored. Specifying
+    If `num_dependencies` is 0, elements in `from_` and `to` will be ignored. Specifying
     an existing dependency will return an error.
 
     Parameters
@@ -19169,9 +19230,10 @@ cpdef graph_add_dependencies_v2(intptr_t h_graph, from_, to, edge_data, size_t n
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -19193,11 +19255,11 @@ cpdef graph_add_dependencies_v2(intptr_t h_graph, from_, to, edge_data, size_t n
 cpdef graph_remove_dependencies(intptr_t h_graph, from_, to, size_t num_dependencies):
     """Removes dependency edges from a graph.
 
-    The number of dependencies to be removed is defined by `numDependencies`. Elements
+    The number of dependencies to be removed is defined by `num_dependencies`. Elements
     in `from_` and `to` at corresponding indices define a dependency. Each node in
-    `from_` and `to` must belong to `hGraph`.
+    `from_` and `to` must belong to `h_graph`.
 
-    If `numDependencies` is 0, elements in `from_` and `to` will be ignored. Specifying
+    If `num_dependencies` is 0, elements in `from_` and `to` will be ignored. Specifying
     a non-existing dependency will return an error.
 
     Dependencies cannot be removed from graphs which contain allocation or free nodes.
@@ -19221,9 +19283,10 @@ cpdef graph_remove_dependencies(intptr_t h_graph, from_, to, size_t num_dependen
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -19244,13 +19307,13 @@ cpdef graph_remove_dependencies(intptr_t h_graph, from_, to, size_t num_dependen
 cpdef graph_remove_dependencies_v2(intptr_t h_graph, from_, to, edge_data, size_t num_dependencies):
     """Removes dependency edges from a graph (12.3+).
 
-    The number of dependencies to be removed is defined by `numDependencies`. Elements
+    The number of dependencies to be removed is defined by `num_dependencies`. Elements
     in `from_` and `to` at corresponding indices define a dependency. Each node in
-    `from_` and `to` must belong to `hGraph`.
+    `from_` and `to` must belong to `h_graph`.
 
-    If `numDependencies` is 0, elements in `from_` and `to` will be ignored. Specifying
-    an edge that does not exist in the graph, with data matching `edgeData`, results in
-    an error. `edgeData` is nullable, which is equivalent to passing default (zeroed)
+    If `num_dependencies` is 0, elements in `from_` and `to` will be ignored. Specifying
+    an edge that does not exist in the graph, with data matching `edge_data`, results in
+    an error. `edge_data` is nullable, which is equivalent to passing default (zeroed)
     data for each edge.
 
     Dependencies cannot be removed from graphs which contain allocation or free nodes.
@@ -19277,9 +19340,10 @@ cpdef graph_remove_dependencies_v2(intptr_t h_graph, from_, to, edge_data, size_
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -19301,8 +19365,8 @@ cpdef graph_remove_dependencies_v2(intptr_t h_graph, from_, to, edge_data, size_
 cpdef graph_destroy_node(intptr_t h_node):
     """Remove a node from the graph.
 
-    Removes `hNode` from its graph. This operation also severs any dependencies of other
-    nodes on `hNode` and vice versa.
+    Removes `h_node` from its graph. This operation also severs any dependencies of
+    other nodes on `h_node` and vice versa.
 
     Nodes which belong to a graph which contains allocation or free nodes cannot be
     destroyed. Any attempt to do so will return an error.
@@ -19319,9 +19383,10 @@ cpdef graph_destroy_node(intptr_t h_node):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -19338,36 +19403,34 @@ cpdef graph_destroy_node(intptr_t h_node):
 cpdef intptr_t graph_instantiate_with_flags(intptr_t h_graph, unsigned long long flags) except? 0:
     """Creates an executable graph from a graph.
 
-    Instantiates `hGraph` as an executable graph. The graph is validated for any
+    Instantiates `h_graph` as an executable graph. The graph is validated for any
     structural constraints or intra-node constraints which were not previously
     validated. If instantiation is successful, a handle to the instantiated graph is
-    returned as `phGraphExec`.
+    returned as `ph_graph_exec`.
 
     The `flags` parameter controls the behavior of instantiation and subsequent graph
     launches. Valid flags are:
 
-    - GraphInstantiateFlags.CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH, which
-      configures a graph containing memory allocation nodes to automatically free any
-      unfreed memory allocations before the graph is relaunched.
-    - GraphInstantiateFlags.CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH, which configures
-      the graph for launch from the device. If this flag is passed, the executable graph
-      handle returned can be used to launch the graph from both the host and device.
-      This flag can only be used on platforms which support unified addressing. This
-      flag cannot be used in conjunction with
-      GraphInstantiateFlags.CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH.
-    - GraphInstantiateFlags.CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY, which causes
-      the graph to use the priorities from the per-node attributes rather than the
-      priority of the launch stream during execution. Note that priorities are only
-      available on kernel nodes, and are copied from stream priority during stream
-      capture.
+    - GraphInstantiateFlags.AUTO_FREE_ON_LAUNCH, which configures a graph containing
+      memory allocation nodes to automatically free any unfreed memory allocations
+      before the graph is relaunched.
+    - GraphInstantiateFlags.DEVICE_LAUNCH, which configures the graph for launch from
+      the device. If this flag is passed, the executable graph handle returned can be
+      used to launch the graph from both the host and device. This flag can only be used
+      on platforms which support unified addressing. This flag cannot be used in
+      conjunction with GraphInstantiateFlags.AUTO_FREE_ON_LAUNCH.
+    - GraphInstantiateFlags.USE_NODE_PRIORITY, which causes the graph to use the
+      priorities from the per-node attributes rather than the priority of the launch
+      stream during execution. Note that priorities are only available on kernel nodes,
+      and are copied from stream priority during stream capture.
 
-    If `hGraph` contains any allocation or free nodes, there can be at most one
+    If `h_graph` contains any allocation or free nodes, there can be at most one
     executable graph in existence for that graph at a time. An attempt to instantiate a
     second executable graph before destroying the first with graph_exec_destroy will
-    result in an error. The same also applies if `hGraph` contains any device-updatable
+    result in an error. The same also applies if `h_graph` contains any device-updatable
     kernel nodes.
 
-    If `hGraph` contains kernels which call device-side cudaGraphLaunch() from multiple
+    If `h_graph` contains kernels which call device-side cudaGraphLaunch() from multiple
     contexts, this will result in an error.
 
     Graphs instantiated for launch on the device have additional restrictions which do
@@ -19397,15 +19460,16 @@ cpdef intptr_t graph_instantiate_with_flags(intptr_t h_graph, unsigned long long
 
     Returns
     -------
-    phGraphExec : int
+    ph_graph_exec : int
         Returns instantiated graph
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -19424,12 +19488,12 @@ cpdef intptr_t graph_instantiate_with_flags(intptr_t h_graph, unsigned long long
 cpdef intptr_t graph_instantiate_with_params(intptr_t h_graph, instantiate_params) except? 0:
     """Creates an executable graph from a graph.
 
-    Instantiates `hGraph` as an executable graph according to the `instantiateParams`
+    Instantiates `h_graph` as an executable graph according to the `instantiate_params`
     structure. The graph is validated for any structural constraints or intra-node
     constraints which were not previously validated. If instantiation is successful, a
-    handle to the instantiated graph is returned as `phGraphExec`.
+    handle to the instantiated graph is returned as `ph_graph_exec`.
 
-    `instantiateParams` controls the behavior of instantiation and subsequent graph
+    `instantiate_params` controls the behavior of instantiation and subsequent graph
     launches, as well as returning more detailed information in the event of an error.
     CUDA_GRAPH_INSTANTIATE_PARAMS is defined as:
 
@@ -19444,30 +19508,28 @@ cpdef intptr_t graph_instantiate_with_params(intptr_t h_graph, instantiate_param
     The flags field controls the behavior of instantiation and subsequent graph
     launches. Valid flags are:
 
-    - GraphInstantiateFlags.CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH, which
-      configures a graph containing memory allocation nodes to automatically free any
-      unfreed memory allocations before the graph is relaunched.
-    - GraphInstantiateFlags.CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD, which will perform an
-      upload of the graph into hUploadStream once the graph has been instantiated.
-    - GraphInstantiateFlags.CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH, which configures
-      the graph for launch from the device. If this flag is passed, the executable graph
-      handle returned can be used to launch the graph from both the host and device.
-      This flag can only be used on platforms which support unified addressing. This
-      flag cannot be used in conjunction with
-      GraphInstantiateFlags.CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH.
-    - GraphInstantiateFlags.CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY, which causes
-      the graph to use the priorities from the per-node attributes rather than the
-      priority of the launch stream during execution. Note that priorities are only
-      available on kernel nodes, and are copied from stream priority during stream
-      capture.
+    - GraphInstantiateFlags.AUTO_FREE_ON_LAUNCH, which configures a graph containing
+      memory allocation nodes to automatically free any unfreed memory allocations
+      before the graph is relaunched.
+    - GraphInstantiateFlags.UPLOAD, which will perform an upload of the graph into
+      hUploadStream once the graph has been instantiated.
+    - GraphInstantiateFlags.DEVICE_LAUNCH, which configures the graph for launch from
+      the device. If this flag is passed, the executable graph handle returned can be
+      used to launch the graph from both the host and device. This flag can only be used
+      on platforms which support unified addressing. This flag cannot be used in
+      conjunction with GraphInstantiateFlags.AUTO_FREE_ON_LAUNCH.
+    - GraphInstantiateFlags.USE_NODE_PRIORITY, which causes the graph to use the
+      priorities from the per-node attributes rather than the priority of the launch
+      stream during execution. Note that priorities are only available on kernel nodes,
+      and are copied from stream priority during stream capture.
 
-    If `hGraph` contains any allocation or free nodes, there can be at most one
+    If `h_graph` contains any allocation or free nodes, there can be at most one
     executable graph in existence for that graph at a time. An attempt to instantiate a
     second executable graph before destroying the first with graph_exec_destroy will
-    result in an error. The same also applies if `hGraph` contains any device-updatable
+    result in an error. The same also applies if `h_graph` contains any device-updatable
     kernel nodes.
 
-    If `hGraph` contains kernels which call device-side cudaGraphLaunch() from multiple
+    If `h_graph` contains kernels which call device-side cudaGraphLaunch() from multiple
     contexts, this will result in an error.
 
     Graphs instantiated for launch on the device have additional restrictions which do
@@ -19491,24 +19553,23 @@ cpdef intptr_t graph_instantiate_with_params(intptr_t h_graph, instantiate_param
     In the event of an error, the result_out and hErrNode_out fields will contain more
     information about the nature of the error. Possible error reporting includes:
 
-    - GraphInstantiateResult.CUDA_GRAPH_INSTANTIATE_ERROR, if passed an invalid value or
-      if an unexpected error occurred which is described by the return value of the
-      function. hErrNode_out will be set to NULL.
-    - GraphInstantiateResult.CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE, if the graph
-      structure is invalid. hErrNode_out will be set to one of the offending nodes.
-    - GraphInstantiateResult.CUDA_GRAPH_INSTANTIATE_NODE_OPERATION_NOT_SUPPORTED, if the
-      graph is instantiated for device launch but contains a node of an unsupported node
-      type, or a node which performs unsupported operations, such as use of CUDA dynamic
-      parallelism within a kernel node. hErrNode_out will be set to this node.
-    - GraphInstantiateResult.CUDA_GRAPH_INSTANTIATE_MULTIPLE_CTXS_NOT_SUPPORTED, if the
-      graph is instantiated for device launch but a node’s context differs from that of
-      another node. This error can also be returned if a graph is not instantiated for
-      device launch and it contains kernels which call device-side cudaGraphLaunch()
-      from multiple contexts. hErrNode_out will be set to this node.
+    - GraphInstantiateResult.ERROR, if passed an invalid value or if an unexpected error
+      occurred which is described by the return value of the function. hErrNode_out will
+      be set to NULL.
+    - GraphInstantiateResult.INVALID_STRUCTURE, if the graph structure is invalid.
+      hErrNode_out will be set to one of the offending nodes.
+    - GraphInstantiateResult.NODE_OPERATION_NOT_SUPPORTED, if the graph is instantiated
+      for device launch but contains a node of an unsupported node type, or a node which
+      performs unsupported operations, such as use of CUDA dynamic parallelism within a
+      kernel node. hErrNode_out will be set to this node.
+    - GraphInstantiateResult.MULTIPLE_CTXS_NOT_SUPPORTED, if the graph is instantiated
+      for device launch but a node’s context differs from that of another node. This
+      error can also be returned if a graph is not instantiated for device launch and it
+      contains kernels which call device-side cudaGraphLaunch() from multiple contexts.
+      hErrNode_out will be set to this node.
 
     If instantiation is successful, result_out will be set to
-    GraphInstantiateResult.CUDA_GRAPH_INSTANTIATE_SUCCESS, and hErrNode_out will be set
-    to NULL.
+    GraphInstantiateResult.SUCCESS, and hErrNode_out will be set to NULL.
 
     Parameters
     ----------
@@ -19519,15 +19580,16 @@ cpdef intptr_t graph_instantiate_with_params(intptr_t h_graph, instantiate_param
 
     Returns
     -------
-    phGraphExec : int
+    ph_graph_exec : int
         Returns instantiated graph
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE,
+        ERROR_INVALID_VALUE,
 
     See Also
     --------
@@ -19547,8 +19609,8 @@ cpdef uint64_t graph_exec_get_flags(intptr_t h_graph_exec) except? 0:
     """Query the instantiation flags of an executable graph.
 
     Returns the flags that were passed to instantiation for the given executable graph.
-    GraphInstantiateFlags.CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD will not be returned by
-    this API as it does not affect the resulting executable graph.
+    GraphInstantiateFlags.UPLOAD will not be returned by this API as it does not affect
+    the resulting executable graph.
 
     Parameters
     ----------
@@ -19563,9 +19625,10 @@ cpdef uint64_t graph_exec_get_flags(intptr_t h_graph_exec) except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE,
+        ERROR_INVALID_VALUE,
 
     See Also
     --------
@@ -19583,32 +19646,32 @@ cpdef uint64_t graph_exec_get_flags(intptr_t h_graph_exec) except? 0:
 cpdef graph_exec_kernel_node_set_params_v2(intptr_t h_graph_exec, intptr_t h_node, node_params):
     """Sets the parameters for a kernel node in the given graphExec.
 
-    Sets the parameters of a kernel node in an executable graph `hGraphExec`. The node
-    is identified by the corresponding node `hNode` in the non-executable graph, from
+    Sets the parameters of a kernel node in an executable graph `h_graph_exec`. The node
+    is identified by the corresponding node `h_node` in the non-executable graph, from
     which the executable graph was instantiated.
 
-    `hNode` must not have been removed from the original graph. All `nodeParams` fields
-    may change, but the following restrictions apply to func updates:
+    `h_node` must not have been removed from the original graph. All `node_params`
+    fields may change, but the following restrictions apply to func updates:
 
     - The owning context of the function cannot change.
     - A node whose function originally did not use CUDA dynamic parallelism cannot be
       updated to a function which uses CDP
     - A node whose function originally did not make device-side update calls cannot be
       updated to a function which makes device-side update calls.
-    - If `hGraphExec` was not instantiated for device launch, a node whose function
+    - If `h_graph_exec` was not instantiated for device launch, a node whose function
       originally did not use device-side cudaGraphLaunch() cannot be updated to a
       function which uses device-side cudaGraphLaunch() unless the node resides on the
       same context as nodes which contained such calls at instantiate-time. If no such
       calls were present at instantiation, these updates cannot be performed at all.
 
-    The modifications only affect future launches of `hGraphExec`. Already enqueued or
-    running launches of `hGraphExec` are not affected by this call. `hNode` is also not
-    modified by this call.
+    The modifications only affect future launches of `h_graph_exec`. Already enqueued or
+    running launches of `h_graph_exec` are not affected by this call. `h_node` is also
+    not modified by this call.
 
-    If `hNode` is a device-updatable kernel node, the next upload/launch of `hGraphExec`
-    will overwrite any previous device-side updates. Additionally, applying host updates
-    to a device-updatable kernel node while it is being updated from the device will
-    result in undefined behavior.
+    If `h_node` is a device-updatable kernel node, the next upload/launch of
+    `h_graph_exec` will overwrite any previous device-side updates. Additionally,
+    applying host updates to a device-updatable kernel node while it is being updated
+    from the device will result in undefined behavior.
 
     Parameters
     ----------
@@ -19626,9 +19689,10 @@ cpdef graph_exec_kernel_node_set_params_v2(intptr_t h_graph_exec, intptr_t h_nod
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE,
+        ERROR_INVALID_VALUE,
 
     See Also
     --------
@@ -19652,17 +19716,17 @@ cpdef graph_exec_kernel_node_set_params_v2(intptr_t h_graph_exec, intptr_t h_nod
 cpdef graph_exec_memcpy_node_set_params(intptr_t h_graph_exec, intptr_t h_node, copy_params, intptr_t ctx):
     """Sets the parameters for a memcpy node in the given graphExec.
 
-    Updates the work represented by `hNode` in `hGraphExec` as though `hNode` had
-    contained `copyParams` at instantiation. hNode must remain in the graph which was
-    used to instantiate `hGraphExec`. Changed edges to and from hNode are ignored.
+    Updates the work represented by `h_node` in `h_graph_exec` as though `h_node` had
+    contained `copy_params` at instantiation. hNode must remain in the graph which was
+    used to instantiate `h_graph_exec`. Changed edges to and from hNode are ignored.
 
-    The source and destination memory in `copyParams` must be allocated from the same
+    The source and destination memory in `copy_params` must be allocated from the same
     contexts as the original source and destination memory. Both the instantiation-time
-    memory operands and the memory operands in `copyParams` must be 1-dimensional.
+    memory operands and the memory operands in `copy_params` must be 1-dimensional.
     Zero-length operations are not supported.
 
-    The modifications only affect future launches of `hGraphExec`. Already enqueued or
-    running launches of `hGraphExec` are not affected by this call. hNode is also not
+    The modifications only affect future launches of `h_graph_exec`. Already enqueued or
+    running launches of `h_graph_exec` are not affected by this call. hNode is also not
     modified by this call.
 
     Returns CUDA_ERROR_INVALID_VALUE if the memory operands' mappings changed or either
@@ -19686,9 +19750,10 @@ cpdef graph_exec_memcpy_node_set_params(intptr_t h_graph_exec, intptr_t h_node, 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE,
+        ERROR_INVALID_VALUE,
 
     See Also
     --------
@@ -19711,9 +19776,9 @@ cpdef graph_exec_memcpy_node_set_params(intptr_t h_graph_exec, intptr_t h_node, 
 cpdef graph_exec_memset_node_set_params(intptr_t h_graph_exec, intptr_t h_node, memset_params, intptr_t ctx):
     """Sets the parameters for a memset node in the given graphExec.
 
-    Updates the work represented by `hNode` in `hGraphExec` as though `hNode` had
-    contained `memsetParams` at instantiation. hNode must remain in the graph which was
-    used to instantiate `hGraphExec`. Changed edges to and from hNode are ignored.
+    Updates the work represented by `h_node` in `h_graph_exec` as though `h_node` had
+    contained `memset_params` at instantiation. hNode must remain in the graph which was
+    used to instantiate `h_graph_exec`. Changed edges to and from hNode are ignored.
 
     Zero sized operations are not supported.
 
@@ -19728,8 +19793,8 @@ cpdef graph_exec_memset_node_set_params(intptr_t h_graph_exec, intptr_t h_node, 
     allowed if the resulting work maps onto the work resources already allocated for the
     node.
 
-    The modifications only affect future launches of `hGraphExec`. Already enqueued or
-    running launches of `hGraphExec` are not affected by this call. hNode is also not
+    The modifications only affect future launches of `h_graph_exec`. Already enqueued or
+    running launches of `h_graph_exec` are not affected by this call. hNode is also not
     modified by this call.
 
     Parameters
@@ -19750,9 +19815,10 @@ cpdef graph_exec_memset_node_set_params(intptr_t h_graph_exec, intptr_t h_node, 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE,
+        ERROR_INVALID_VALUE,
 
     See Also
     --------
@@ -19775,12 +19841,12 @@ cpdef graph_exec_memset_node_set_params(intptr_t h_graph_exec, intptr_t h_node, 
 cpdef graph_exec_host_node_set_params(intptr_t h_graph_exec, intptr_t h_node, node_params):
     """Sets the parameters for a host node in the given graphExec.
 
-    Updates the work represented by `hNode` in `hGraphExec` as though `hNode` had
-    contained `nodeParams` at instantiation. hNode must remain in the graph which was
-    used to instantiate `hGraphExec`. Changed edges to and from hNode are ignored.
+    Updates the work represented by `h_node` in `h_graph_exec` as though `h_node` had
+    contained `node_params` at instantiation. hNode must remain in the graph which was
+    used to instantiate `h_graph_exec`. Changed edges to and from hNode are ignored.
 
-    The modifications only affect future launches of `hGraphExec`. Already enqueued or
-    running launches of `hGraphExec` are not affected by this call. hNode is also not
+    The modifications only affect future launches of `h_graph_exec`. Already enqueued or
+    running launches of `h_graph_exec` are not affected by this call. hNode is also not
     modified by this call.
 
     Parameters
@@ -19799,9 +19865,10 @@ cpdef graph_exec_host_node_set_params(intptr_t h_graph_exec, intptr_t h_node, no
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE,
+        ERROR_INVALID_VALUE,
 
     See Also
     --------
@@ -19824,17 +19891,17 @@ cpdef graph_exec_host_node_set_params(intptr_t h_graph_exec, intptr_t h_node, no
 cpdef graph_exec_child_graph_node_set_params(intptr_t h_graph_exec, intptr_t h_node, intptr_t child_graph):
     """Updates node parameters in the child graph node in the given graphExec.
 
-    Updates the work represented by `hNode` in `hGraphExec` as though the nodes
-    contained in `hNode`'s graph had the parameters contained in `childGraph`'s nodes at
-    instantiation. `hNode` must remain in the graph which was used to instantiate
-    `hGraphExec`. Changed edges to and from `hNode` are ignored.
+    Updates the work represented by `h_node` in `h_graph_exec` as though the nodes
+    contained in `h_node`'s graph had the parameters contained in `child_graph`'s nodes
+    at instantiation. `h_node` must remain in the graph which was used to instantiate
+    `h_graph_exec`. Changed edges to and from `h_node` are ignored.
 
-    The modifications only affect future launches of `hGraphExec`. Already enqueued or
-    running launches of `hGraphExec` are not affected by this call. `hNode` is also not
-    modified by this call.
+    The modifications only affect future launches of `h_graph_exec`. Already enqueued or
+    running launches of `h_graph_exec` are not affected by this call. `h_node` is also
+    not modified by this call.
 
-    The topology of `childGraph`, as well as the node insertion order, must match that
-    of the graph contained in `hNode`. See graph_exec_update_v2 for a list of
+    The topology of `child_graph`, as well as the node insertion order, must match that
+    of the graph contained in `h_node`. See graph_exec_update_v2 for a list of
     restrictions on what can be updated in an instantiated graph. The update is
     recursive, so child graph nodes contained within the top level child graph will also
     be updated.
@@ -19855,9 +19922,10 @@ cpdef graph_exec_child_graph_node_set_params(intptr_t h_graph_exec, intptr_t h_n
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE,
+        ERROR_INVALID_VALUE,
 
     See Also
     --------
@@ -19880,13 +19948,13 @@ cpdef graph_exec_child_graph_node_set_params(intptr_t h_graph_exec, intptr_t h_n
 cpdef graph_exec_event_record_node_set_event(intptr_t h_graph_exec, intptr_t h_node, intptr_t event):
     """Sets the event for an event record node in the given graphExec.
 
-    Sets the event of an event record node in an executable graph `hGraphExec`. The node
-    is identified by the corresponding node `hNode` in the non-executable graph, from
-    which the executable graph was instantiated.
+    Sets the event of an event record node in an executable graph `h_graph_exec`. The
+    node is identified by the corresponding node `h_node` in the non-executable graph,
+    from which the executable graph was instantiated.
 
-    The modifications only affect future launches of `hGraphExec`. Already enqueued or
-    running launches of `hGraphExec` are not affected by this call. `hNode` is also not
-    modified by this call.
+    The modifications only affect future launches of `h_graph_exec`. Already enqueued or
+    running launches of `h_graph_exec` are not affected by this call. `h_node` is also
+    not modified by this call.
 
     Parameters
     ----------
@@ -19904,9 +19972,10 @@ cpdef graph_exec_event_record_node_set_event(intptr_t h_graph_exec, intptr_t h_n
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE,
+        ERROR_INVALID_VALUE,
 
     See Also
     --------
@@ -19930,13 +19999,13 @@ cpdef graph_exec_event_record_node_set_event(intptr_t h_graph_exec, intptr_t h_n
 cpdef graph_exec_event_wait_node_set_event(intptr_t h_graph_exec, intptr_t h_node, intptr_t event):
     """Sets the event for an event wait node in the given graphExec.
 
-    Sets the event of an event wait node in an executable graph `hGraphExec`. The node
-    is identified by the corresponding node `hNode` in the non-executable graph, from
+    Sets the event of an event wait node in an executable graph `h_graph_exec`. The node
+    is identified by the corresponding node `h_node` in the non-executable graph, from
     which the executable graph was instantiated.
 
-    The modifications only affect future launches of `hGraphExec`. Already enqueued or
-    running launches of `hGraphExec` are not affected by this call. `hNode` is also not
-    modified by this call.
+    The modifications only affect future launches of `h_graph_exec`. Already enqueued or
+    running launches of `h_graph_exec` are not affected by this call. `h_node` is also
+    not modified by this call.
 
     Parameters
     ----------
@@ -19954,9 +20023,10 @@ cpdef graph_exec_event_wait_node_set_event(intptr_t h_graph_exec, intptr_t h_nod
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE,
+        ERROR_INVALID_VALUE,
 
     See Also
     --------
@@ -19981,16 +20051,16 @@ cpdef graph_exec_external_semaphores_signal_node_set_params(intptr_t h_graph_exe
     """Sets the parameters for an external semaphore signal node in the given graphExec.
 
     Sets the parameters of an external semaphore signal node in an executable graph
-    `hGraphExec`. The node is identified by the corresponding node `hNode` in the
+    `h_graph_exec`. The node is identified by the corresponding node `h_node` in the
     non-executable graph, from which the executable graph was instantiated.
 
-    `hNode` must not have been removed from the original graph.
+    `h_node` must not have been removed from the original graph.
 
-    The modifications only affect future launches of `hGraphExec`. Already enqueued or
-    running launches of `hGraphExec` are not affected by this call. `hNode` is also not
-    modified by this call.
+    The modifications only affect future launches of `h_graph_exec`. Already enqueued or
+    running launches of `h_graph_exec` are not affected by this call. `h_node` is also
+    not modified by this call.
 
-    Changing `nodeParams`->numExtSems is not supported.
+    Changing `node_params`->numExtSems is not supported.
 
     Parameters
     ----------
@@ -20008,9 +20078,10 @@ cpdef graph_exec_external_semaphores_signal_node_set_params(intptr_t h_graph_exe
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE,
+        ERROR_INVALID_VALUE,
 
     See Also
     --------
@@ -20035,16 +20106,16 @@ cpdef graph_exec_external_semaphores_wait_node_set_params(intptr_t h_graph_exec,
     """Sets the parameters for an external semaphore wait node in the given graphExec.
 
     Sets the parameters of an external semaphore wait node in an executable graph
-    `hGraphExec`. The node is identified by the corresponding node `hNode` in the
+    `h_graph_exec`. The node is identified by the corresponding node `h_node` in the
     non-executable graph, from which the executable graph was instantiated.
 
-    `hNode` must not have been removed from the original graph.
+    `h_node` must not have been removed from the original graph.
 
-    The modifications only affect future launches of `hGraphExec`. Already enqueued or
-    running launches of `hGraphExec` are not affected by this call. `hNode` is also not
-    modified by this call.
+    The modifications only affect future launches of `h_graph_exec`. Already enqueued or
+    running launches of `h_graph_exec` are not affected by this call. `h_node` is also
+    not modified by this call.
 
-    Changing `nodeParams`->numExtSems is not supported.
+    Changing `node_params`->numExtSems is not supported.
 
     Parameters
     ----------
@@ -20062,9 +20133,10 @@ cpdef graph_exec_external_semaphores_wait_node_set_params(intptr_t h_graph_exec,
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE,
+        ERROR_INVALID_VALUE,
 
     See Also
     --------
@@ -20088,23 +20160,23 @@ cpdef graph_exec_external_semaphores_wait_node_set_params(intptr_t h_graph_exec,
 cpdef graph_node_set_enabled(intptr_t h_graph_exec, intptr_t h_node, unsigned int is_enabled):
     """Enables or disables the specified node in the given graphExec.
 
-    Sets `hNode` to be either enabled or disabled. Disabled nodes are functionally
+    Sets `h_node` to be either enabled or disabled. Disabled nodes are functionally
     equivalent to empty nodes until they are reenabled. Existing node parameters are not
     affected by disabling/enabling the node.
 
-    The node is identified by the corresponding node `hNode` in the non-executable
+    The node is identified by the corresponding node `h_node` in the non-executable
     graph, from which the executable graph was instantiated.
 
-    `hNode` must not have been removed from the original graph.
+    `h_node` must not have been removed from the original graph.
 
-    The modifications only affect future launches of `hGraphExec`. Already enqueued or
-    running launches of `hGraphExec` are not affected by this call. `hNode` is also not
-    modified by this call.
+    The modifications only affect future launches of `h_graph_exec`. Already enqueued or
+    running launches of `h_graph_exec` are not affected by this call. `h_node` is also
+    not modified by this call.
 
-    If `hNode` is a device-updatable kernel node, the next upload/launch of `hGraphExec`
-    will overwrite any previous device-side updates. Additionally, applying host updates
-    to a device-updatable kernel node while it is being updated from the device will
-    result in undefined behavior.
+    If `h_node` is a device-updatable kernel node, the next upload/launch of
+    `h_graph_exec` will overwrite any previous device-side updates. Additionally,
+    applying host updates to a device-updatable kernel node while it is being updated
+    from the device will result in undefined behavior.
 
     Parameters
     ----------
@@ -20122,9 +20194,10 @@ cpdef graph_node_set_enabled(intptr_t h_graph_exec, intptr_t h_node, unsigned in
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE,
+        ERROR_INVALID_VALUE,
 
     See Also
     --------
@@ -20145,12 +20218,12 @@ cpdef graph_node_set_enabled(intptr_t h_graph_exec, intptr_t h_node, unsigned in
 cpdef unsigned int graph_node_get_enabled(intptr_t h_graph_exec, intptr_t h_node) except? 0:
     """Query whether a node in the given graphExec is enabled.
 
-    Sets isEnabled to 1 if `hNode` is enabled, or 0 if `hNode` is disabled.
+    Sets isEnabled to 1 if `h_node` is enabled, or 0 if `h_node` is disabled.
 
-    The node is identified by the corresponding node `hNode` in the non-executable
+    The node is identified by the corresponding node `h_node` in the non-executable
     graph, from which the executable graph was instantiated.
 
-    `hNode` must not have been removed from the original graph.
+    `h_node` must not have been removed from the original graph.
 
     Parameters
     ----------
@@ -20161,15 +20234,16 @@ cpdef unsigned int graph_node_get_enabled(intptr_t h_graph_exec, intptr_t h_node
 
     Returns
     -------
-    isEnabled : int
+    is_enabled : int
         Location to return the enabled status of the node
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE,
+        ERROR_INVALID_VALUE,
 
     See Also
     --------
@@ -20195,10 +20269,10 @@ cpdef unsigned int graph_node_get_enabled(intptr_t h_graph_exec, intptr_t h_node
 cpdef graph_upload(intptr_t h_graph_exec, intptr_t h_stream):
     """Uploads an executable graph in a stream.
 
-    Uploads `hGraphExec` to the device in `hStream` without executing it. Uploads of the
-    same `hGraphExec` will be serialized. Each upload is ordered behind both any
-    previous work in `hStream` and any previous launches of `hGraphExec`. Uses memory
-    cached by stream to back the allocations owned by `hGraphExec`.
+    Uploads `h_graph_exec` to the device in `h_stream` without executing it. Uploads of
+    the same `h_graph_exec` will be serialized. Each upload is ordered behind both any
+    previous work in `h_stream` and any previous launches of `h_graph_exec`. Uses memory
+    cached by stream to back the allocations owned by `h_graph_exec`.
 
     Parameters
     ----------
@@ -20214,9 +20288,10 @@ cpdef graph_upload(intptr_t h_graph_exec, intptr_t h_stream):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -20232,16 +20307,16 @@ cpdef graph_upload(intptr_t h_graph_exec, intptr_t h_stream):
 cpdef graph_launch(intptr_t h_graph_exec, intptr_t h_stream):
     """Launches an executable graph in a stream.
 
-    Executes `hGraphExec` in `hStream`. Only one instance of `hGraphExec` may be
+    Executes `h_graph_exec` in `h_stream`. Only one instance of `h_graph_exec` may be
     executing at a time. Each launch is ordered behind both any previous work in
-    `hStream` and any previous launches of `hGraphExec`. To execute a graph
+    `h_stream` and any previous launches of `h_graph_exec`. To execute a graph
     concurrently, it must be instantiated multiple times into multiple executable
     graphs.
 
-    If any allocations created by `hGraphExec` remain unfreed (from a previous launch)
-    and `hGraphExec` was not instantiated with
-    GraphInstantiateFlags.CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH, the launch
-    will fail with CUDA_ERROR_INVALID_VALUE.
+    If any allocations created by `h_graph_exec` remain unfreed (from a previous launch)
+    and `h_graph_exec` was not instantiated with
+    GraphInstantiateFlags.AUTO_FREE_ON_LAUNCH, the launch will fail with
+    ERROR_INVALID_VALUE.
 
     Parameters
     ----------
@@ -20257,9 +20332,10 @@ cpdef graph_launch(intptr_t h_graph_exec, intptr_t h_stream):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -20275,7 +20351,7 @@ cpdef graph_launch(intptr_t h_graph_exec, intptr_t h_stream):
 cpdef graph_exec_destroy(intptr_t h_graph_exec):
     """Destroys an executable graph.
 
-    Destroys the executable graph specified by `hGraphExec`, as well as all of its
+    Destroys the executable graph specified by `h_graph_exec`, as well as all of its
     executable nodes. If the executable graph is in-flight, it will not be terminated,
     but rather freed asynchronously on completion.
 
@@ -20291,9 +20367,10 @@ cpdef graph_exec_destroy(intptr_t h_graph_exec):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -20309,7 +20386,7 @@ cpdef graph_exec_destroy(intptr_t h_graph_exec):
 cpdef graph_destroy(intptr_t h_graph):
     """Destroys a graph.
 
-    Destroys the graph specified by `hGraph`, as well as all of its nodes.
+    Destroys the graph specified by `h_graph`, as well as all of its nodes.
 
     Parameters
     ----------
@@ -20323,9 +20400,10 @@ cpdef graph_destroy(intptr_t h_graph):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -20342,8 +20420,8 @@ cpdef graph_exec_update_v2(intptr_t h_graph_exec, intptr_t h_graph):
     """Check whether an executable graph can be updated with a graph and perform the
     update if possible.
 
-    Updates the node parameters in the instantiated graph specified by `hGraphExec` with
-    the node parameters in a topologically identical graph specified by `hGraph`.
+    Updates the node parameters in the instantiated graph specified by `h_graph_exec`
+    with the node parameters in a topologically identical graph specified by `h_graph`.
 
     Limitations:
 
@@ -20358,12 +20436,12 @@ cpdef graph_exec_update_v2(intptr_t h_graph_exec, intptr_t h_graph):
       the priority attribute cannot change. Equality is checked on the originally
       requested priority values, before they are clamped to the device's supported
       range.
-    - If `hGraphExec` was not instantiated for device launch, a node whose function
+    - If `h_graph_exec` was not instantiated for device launch, a node whose function
       originally did not use device-side cudaGraphLaunch() cannot be updated to a
       function which uses device-side cudaGraphLaunch() unless the node resides on the
       same context as nodes which contained such calls at instantiate-time. If no such
       calls were present at instantiation, these updates cannot be performed at all.
-    - Neither `hGraph` nor `hGraphExec` may contain device-updatable kernel nodes.
+    - Neither `h_graph` nor `h_graph_exec` may contain device-updatable kernel nodes.
     - Memset and memcpy nodes:
     - The CUDA device(s) to which the operand(s) was allocated/mapped cannot change.
     - The source/destination memory must be allocated from the same contexts as the
@@ -20386,45 +20464,45 @@ cpdef graph_exec_update_v2(intptr_t h_graph_exec, intptr_t h_graph):
     Note: The API may add further restrictions in future releases. The return code
     should always be checked.
 
-    cuGraphExecUpdate sets the result member of `resultInfo` to
+    cuGraphExecUpdate sets the result member of `result_info` to
     CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED under the following conditions:
 
-    - The count of nodes directly in `hGraphExec` and `hGraph` differ, in which case
+    - The count of nodes directly in `h_graph_exec` and `h_graph` differ, in which case
       resultInfo->errorNode is set to NULL.
-    - `hGraph` has more exit nodes than `hGraph`, in which case resultInfo->errorNode is
-      set to one of the exit nodes in hGraph.
-    - A node in `hGraph` has a different number of dependencies than the node from
-      `hGraphExec` it is paired with, in which case resultInfo->errorNode is set to the
-      node from `hGraph`.
-    - A node in `hGraph` has a dependency that does not match with the corresponding
-      dependency of the paired node from `hGraphExec`. resultInfo->errorNode will be set
-      to the node from `hGraph`. resultInfo->errorFromNode will be set to the mismatched
-      dependency. The dependencies are paired based on edge order and a dependency does
-      not match when the nodes are already paired based on other edges examined in the
-      graph.
+    - `h_graph` has more exit nodes than `h_graph`, in which case resultInfo->errorNode
+      is set to one of the exit nodes in hGraph.
+    - A node in `h_graph` has a different number of dependencies than the node from
+      `h_graph_exec` it is paired with, in which case resultInfo->errorNode is set to
+      the node from `h_graph`.
+    - A node in `h_graph` has a dependency that does not match with the corresponding
+      dependency of the paired node from `h_graph_exec`. resultInfo->errorNode will be
+      set to the node from `h_graph`. resultInfo->errorFromNode will be set to the
+      mismatched dependency. The dependencies are paired based on edge order and a
+      dependency does not match when the nodes are already paired based on other edges
+      examined in the graph.
 
-    cuGraphExecUpdate sets the result member of `resultInfo` to:
+    cuGraphExecUpdate sets the result member of `result_info` to:
 
     - CU_GRAPH_EXEC_UPDATE_ERROR if passed an invalid value.
     - CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED if the graph topology changed
     - CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED if the type of a node changed, in
-      which case hErrorNode_out is set to the node from `hGraph`.
+      which case hErrorNode_out is set to the node from `h_graph`.
     - CU_GRAPH_EXEC_UPDATE_ERROR_UNSUPPORTED_FUNCTION_CHANGE if the function changed in
       an unsupported way(see note above), in which case hErrorNode_out is set to the
-      node from `hGraph`
+      node from `h_graph`
     - CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED if any parameters to a node changed
       in a way that is not supported, in which case hErrorNode_out is set to the node
-      from `hGraph`.
+      from `h_graph`.
     - CU_GRAPH_EXEC_UPDATE_ERROR_ATTRIBUTES_CHANGED if any attributes of a node changed
       in a way that is not supported, in which case hErrorNode_out is set to the node
-      from `hGraph`.
+      from `h_graph`.
     - CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED if something about a node is unsupported,
       like the node's type or configuration, in which case hErrorNode_out is set to the
-      node from `hGraph`
+      node from `h_graph`
 
-    If the update fails for a reason not listed above, the result member of `resultInfo`
-    will be set to CU_GRAPH_EXEC_UPDATE_ERROR. If the update succeeds, the result member
-    will be set to CU_GRAPH_EXEC_UPDATE_SUCCESS.
+    If the update fails for a reason not listed above, the result member of
+    `result_info` will be set to CU_GRAPH_EXEC_UPDATE_ERROR. If the update succeeds, the
+    result member will be set to CU_GRAPH_EXEC_UPDATE_SUCCESS.
 
     cuGraphExecUpdate returns CUDA_SUCCESS when the updated was performed successfully.
     It returns CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE if the graph update was not
@@ -20440,15 +20518,16 @@ cpdef graph_exec_update_v2(intptr_t h_graph_exec, intptr_t h_graph):
 
     Returns
     -------
-    resultInfo : GraphExecUpdateResultInfo_v1
+    result_info : GraphExecUpdateResultInfo_v1
         the error info structure
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE,
+        ERROR_GRAPH_EXEC_UPDATE_FAILURE,
 
     See Also
     --------
@@ -20483,9 +20562,10 @@ cpdef graph_kernel_node_copy_attributes(intptr_t dst, intptr_t src):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -20501,7 +20581,7 @@ cpdef graph_kernel_node_copy_attributes(intptr_t dst, intptr_t src):
 cpdef graph_kernel_node_get_attribute(intptr_t h_node, int attr):
     """Queries node attribute.
 
-    Queries attribute `attr` from node `hNode` and stores it in corresponding member of
+    Queries attribute `attr` from node `h_node` and stores it in corresponding member of
     `value_out`.
 
     Parameters
@@ -20516,9 +20596,10 @@ cpdef graph_kernel_node_get_attribute(intptr_t h_node, int attr):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE
+        ERROR_INVALID_VALUE, ERROR_INVALID_HANDLE
 
     See Also
     --------
@@ -20536,7 +20617,7 @@ cpdef graph_kernel_node_get_attribute(intptr_t h_node, int attr):
 cpdef graph_kernel_node_set_attribute(intptr_t h_node, int attr, value):
     """Sets node attribute.
 
-    Sets attribute `attr` on node `hNode` from corresponding attribute of `value`.
+    Sets attribute `attr` on node `h_node` from corresponding attribute of `value`.
 
     Parameters
     ----------
@@ -20551,9 +20632,10 @@ cpdef graph_kernel_node_set_attribute(intptr_t h_node, int attr, value):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE
+        ERROR_INVALID_VALUE, ERROR_INVALID_HANDLE
 
     See Also
     --------
@@ -20570,7 +20652,7 @@ cpdef graph_kernel_node_set_attribute(intptr_t h_node, int attr, value):
 cpdef graph_debug_dot_print(intptr_t h_graph, path, unsigned int flags):
     """Write a DOT file describing graph structure.
 
-    Using the provided `hGraph`, write to `path` a DOT formatted description of the
+    Using the provided `h_graph`, write to `path` a DOT formatted description of the
     graph. By default this includes the graph topology, node types, node id, kernel
     names and memcpy direction. `flags` can be specified to write more detailed
     information about each node type such as parameter values, kernel attributes, node
@@ -20593,9 +20675,10 @@ cpdef graph_debug_dot_print(intptr_t h_graph, path, unsigned int flags):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_OPERATING_SYSTEM
+        ERROR_INVALID_VALUE, ERROR_OPERATING_SYSTEM
     """
     cdef cydriver.CUresult _status
     cdef void* _c_path = _cstr_address(path)
@@ -20629,11 +20712,10 @@ cpdef intptr_t user_object_create(ptr, intptr_t destroy, unsigned int initial_re
         The initial refcount to create the object with, typically 1. The initial
         references are owned by the calling thread.
     flags : int
-        Currently it is required to pass
-        UserObjectFlags.CU_USER_OBJECT_NO_DESTRUCTOR_SYNC, which is the only defined
-        flag. This indicates that the destroy callback cannot be waited on by any CUDA
-        API. Users requiring synchronization of the callback should signal its
-        completion manually.
+        Currently it is required to pass UserObjectFlags.USER_OBJECT_NO_DESTRUCTOR_SYNC,
+        which is the only defined flag. This indicates that the destroy callback cannot
+        be waited on by any CUDA API. Users requiring synchronization of the callback
+        should signal its completion manually.
 
     Returns
     -------
@@ -20643,9 +20725,10 @@ cpdef intptr_t user_object_create(ptr, intptr_t destroy, unsigned int initial_re
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -20685,9 +20768,10 @@ cpdef user_object_retain(intptr_t object, unsigned int count):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -20728,9 +20812,10 @@ cpdef user_object_release(intptr_t object, unsigned int count):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -20762,7 +20847,7 @@ cpdef graph_retain_user_object(intptr_t graph, intptr_t object, unsigned int cou
         The number of references to add to the graph, typically 1. Must be nonzero and
         not larger than INT_MAX.
     flags : int
-        The optional flag UserObjectRetainFlags.CU_GRAPH_USER_OBJECT_MOVE transfers
+        The optional flag UserObjectRetainFlags.GRAPH_USER_OBJECT_MOVE transfers
         references from the calling thread, rather than create new references. Pass 0 to
         create new references.
 
@@ -20773,9 +20858,10 @@ cpdef graph_retain_user_object(intptr_t graph, intptr_t object, unsigned int cou
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -20814,9 +20900,10 @@ cpdef graph_release_user_object(intptr_t graph, intptr_t object, unsigned int co
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -20833,21 +20920,21 @@ cpdef graph_release_user_object(intptr_t graph, intptr_t object, unsigned int co
 cpdef intptr_t graph_add_node(intptr_t h_graph, dependencies, size_t num_dependencies, node_params) except? 0:
     """Adds a node of arbitrary type to a graph.
 
-    Creates a new node in `hGraph` described by `nodeParams` with `numDependencies`
-    dependencies specified via `dependencies`. `numDependencies` may be 0.
-    `dependencies` may be null if `numDependencies` is 0. `dependencies` may not have
+    Creates a new node in `h_graph` described by `node_params` with `num_dependencies`
+    dependencies specified via `dependencies`. `num_dependencies` may be 0.
+    `dependencies` may be null if `num_dependencies` is 0. `dependencies` may not have
     any duplicate entries.
 
-    `nodeParams` is a tagged union. The node type should be specified in the type field,
-    and type-specific parameters in the corresponding union member. All unused bytes -
-    that is, reserved0 and all bytes past the utilized union member - must be set to
-    zero. It is recommended to use brace initialization or memset to ensure all bytes
-    are initialized.
+    `node_params` is a tagged union. The node type should be specified in the type
+    field, and type-specific parameters in the corresponding union member. All unused
+    bytes - that is, reserved0 and all bytes past the utilized union member - must be
+    set to zero. It is recommended to use brace initialization or memset to ensure all
+    bytes are initialized.
 
-    Note that for some node types, `nodeParams` may contain "out parameters" which are
-    modified during the call, such as `nodeParams`->alloc.dptr.
+    Note that for some node types, `node_params` may contain "out parameters" which are
+    modified during the call, such as `node_params`->alloc.dptr.
 
-    A handle to the new node will be returned as `phGraphNode`.
+    A handle to the new node will be returned as `ph_graph_node`.
 
     Parameters
     ----------
@@ -20862,15 +20949,16 @@ cpdef intptr_t graph_add_node(intptr_t h_graph, dependencies, size_t num_depende
 
     Returns
     -------
-    phGraphNode : int
+    ph_graph_node : int
         Returns newly created node
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_NOT_SUPPORTED
+        ERROR_INVALID_VALUE, ERROR_INVALID_CONTEXT, ERROR_NOT_SUPPORTED
 
     See Also
     --------
@@ -20891,21 +20979,21 @@ cpdef intptr_t graph_add_node(intptr_t h_graph, dependencies, size_t num_depende
 cpdef intptr_t graph_add_node_v2(intptr_t h_graph, dependencies, dependency_data, size_t num_dependencies, node_params) except? 0:
     """Adds a node of arbitrary type to a graph (12.3+).
 
-    Creates a new node in `hGraph` described by `nodeParams` with `numDependencies`
-    dependencies specified via `dependencies`. `numDependencies` may be 0.
-    `dependencies` may be null if `numDependencies` is 0. `dependencies` may not have
+    Creates a new node in `h_graph` described by `node_params` with `num_dependencies`
+    dependencies specified via `dependencies`. `num_dependencies` may be 0.
+    `dependencies` may be null if `num_dependencies` is 0. `dependencies` may not have
     any duplicate entries.
 
-    `nodeParams` is a tagged union. The node type should be specified in the type field,
-    and type-specific parameters in the corresponding union member. All unused bytes -
-    that is, reserved0 and all bytes past the utilized union member - must be set to
-    zero. It is recommended to use brace initialization or memset to ensure all bytes
-    are initialized.
+    `node_params` is a tagged union. The node type should be specified in the type
+    field, and type-specific parameters in the corresponding union member. All unused
+    bytes - that is, reserved0 and all bytes past the utilized union member - must be
+    set to zero. It is recommended to use brace initialization or memset to ensure all
+    bytes are initialized.
 
-    Note that for some node types, `nodeParams` may contain "out parameters" which are
-    modified during the call, such as `nodeParams`->alloc.dptr.
+    Note that for some node types, `node_params` may contain "out parameters" which are
+    modified during the call, such as `node_params`->alloc.dptr.
 
-    A handle to the new node will be returned as `phGraphNode`.
+    A handle to the new node will be returned as `ph_graph_node`.
 
     Parameters
     ----------
@@ -20923,15 +21011,16 @@ cpdef intptr_t graph_add_node_v2(intptr_t h_graph, dependencies, dependency_data
 
     Returns
     -------
-    phGraphNode : int
+    ph_graph_node : int
         Returns newly created node
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_NOT_SUPPORTED
+        ERROR_INVALID_VALUE, ERROR_INVALID_CONTEXT, ERROR_NOT_SUPPORTED
 
     See Also
     --------
@@ -20953,8 +21042,8 @@ cpdef intptr_t graph_add_node_v2(intptr_t h_graph, dependencies, dependency_data
 cpdef graph_node_set_params(intptr_t h_node, node_params):
     """Update's a graph node's parameters.
 
-    Sets the parameters of graph node `hNode` to `nodeParams`. The node type specified
-    by `nodeParams`->type must match the type of `hNode`. `nodeParams` must be fully
+    Sets the parameters of graph node `h_node` to `node_params`. The node type specified
+    by `node_params`->type must match the type of `h_node`. `node_params` must be fully
     initialized and all unused bytes (reserved, padding) zeroed.
 
     Modifying parameters is not supported for node types CU_GRAPH_NODE_TYPE_MEM_ALLOC
@@ -20974,9 +21063,10 @@ cpdef graph_node_set_params(intptr_t h_node, node_params):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_SUPPORTED
+        ERROR_INVALID_VALUE, ERROR_NOT_SUPPORTED
 
     See Also
     --------
@@ -20993,14 +21083,14 @@ cpdef graph_node_set_params(intptr_t h_node, node_params):
 cpdef graph_exec_node_set_params(intptr_t h_graph_exec, intptr_t h_node, node_params):
     """Update's a graph node's parameters in an instantiated graph.
 
-    Sets the parameters of a node in an executable graph `hGraphExec`. The node is
-    identified by the corresponding node `hNode` in the non-executable graph from which
-    the executable graph was instantiated. `hNode` must not have been removed from the
+    Sets the parameters of a node in an executable graph `h_graph_exec`. The node is
+    identified by the corresponding node `h_node` in the non-executable graph from which
+    the executable graph was instantiated. `h_node` must not have been removed from the
     original graph.
 
-    The modifications only affect future launches of `hGraphExec`. Already enqueued or
-    running launches of `hGraphExec` are not affected by this call. `hNode` is also not
-    modified by this call.
+    The modifications only affect future launches of `h_graph_exec`. Already enqueued or
+    running launches of `h_graph_exec` are not affected by this call. `h_node` is also
+    not modified by this call.
 
     Allowed changes to parameters on executable graphs are as follows:
 
@@ -21038,9 +21128,10 @@ cpdef graph_exec_node_set_params(intptr_t h_graph_exec, intptr_t h_node, node_pa
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_SUPPORTED
+        ERROR_INVALID_VALUE, ERROR_NOT_SUPPORTED
 
     See Also
     --------
@@ -21058,7 +21149,7 @@ cpdef graph_exec_node_set_params(intptr_t h_graph_exec, intptr_t h_node, node_pa
 cpdef uint64_t graph_conditional_handle_create(intptr_t h_graph, intptr_t ctx, unsigned int default_launch_value, unsigned int flags) except? 0:
     """Create a conditional handle.
 
-    Creates a conditional handle associated with `hGraph`.
+    Creates a conditional handle associated with `h_graph`.
 
     The conditional handle must be associated with a conditional node in this graph or
     one of its children.
@@ -21082,15 +21173,16 @@ cpdef uint64_t graph_conditional_handle_create(intptr_t h_graph, intptr_t ctx, u
 
     Returns
     -------
-    pHandle_out : int
+    p_handle_out : int
         Pointer used to return the handle to the caller.
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_SUPPORTED
+        ERROR_INVALID_VALUE, ERROR_NOT_SUPPORTED
 
     See Also
     --------
@@ -21108,7 +21200,7 @@ cpdef uint64_t graph_conditional_handle_create(intptr_t h_graph, intptr_t ctx, u
 cpdef int occupancy_max_active_blocks_per_multiprocessor(intptr_t func, int block_size, size_t dynamic_s_mem_size) except? -1:
     """Returns occupancy of a function.
 
-    Returns, as `numBlocks`, the number of the maximum active blocks per streaming
+    Returns, as `num_blocks`, the number of the maximum active blocks per streaming
     multiprocessor.
 
     Note that the API can also be used with context-less kernel CUkernel by querying the
@@ -21126,16 +21218,17 @@ cpdef int occupancy_max_active_blocks_per_multiprocessor(intptr_t func, int bloc
 
     Returns
     -------
-    numBlocks : int
+    num_blocks : int
         Returned occupancy
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_UNKNOWN
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_UNKNOWN
 
     See Also
     --------
@@ -21153,21 +21246,20 @@ cpdef int occupancy_max_active_blocks_per_multiprocessor(intptr_t func, int bloc
 cpdef int occupancy_max_active_blocks_per_multiprocessor_with_flags(intptr_t func, int block_size, size_t dynamic_s_mem_size, unsigned int flags) except? -1:
     """Returns occupancy of a function.
 
-    Returns, as `numBlocks`, the number of the maximum active blocks per streaming
+    Returns, as `num_blocks`, the number of the maximum active blocks per streaming
     multiprocessor.
 
     The Flags parameter controls how special cases are handled. The valid flags are:
 
-    - OccupancyFlags.CU_OCCUPANCY_DEFAULT, which maintains the default behavior as
+    - OccupancyFlags.DEFAULT, which maintains the default behavior as
       occupancy_max_active_blocks_per_multiprocessor;
-    - OccupancyFlags.CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE, which suppresses the default
-      behavior on platform where global caching affects occupancy. On such platforms, if
-      caching is enabled, but per-block SM resource usage would result in zero
-      occupancy, the occupancy calculator will calculate the occupancy as if caching is
-      disabled. Setting OccupancyFlags.CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE makes the
-      occupancy calculator to return 0 in such cases. More information can be found
-      about this feature in the "Unified L1/Texture Cache" section of the Maxwell tuning
-      guide.
+    - OccupancyFlags.DISABLE_CACHING_OVERRIDE, which suppresses the default behavior on
+      platform where global caching affects occupancy. On such platforms, if caching is
+      enabled, but per-block SM resource usage would result in zero occupancy, the
+      occupancy calculator will calculate the occupancy as if caching is disabled.
+      Setting OccupancyFlags.DISABLE_CACHING_OVERRIDE makes the occupancy calculator to
+      return 0 in such cases. More information can be found about this feature in the
+      "Unified L1/Texture Cache" section of the Maxwell tuning guide.
 
     Note that the API can also be with launch context-less kernel CUkernel by querying
     the handle using library_get_kernel and then passing it to the API by casting to
@@ -21186,16 +21278,17 @@ cpdef int occupancy_max_active_blocks_per_multiprocessor_with_flags(intptr_t fun
 
     Returns
     -------
-    numBlocks : int
+    num_blocks : int
         Returned occupancy
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_UNKNOWN
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_UNKNOWN
 
     See Also
     --------
@@ -21213,26 +21306,26 @@ cpdef int occupancy_max_active_blocks_per_multiprocessor_with_flags(intptr_t fun
 cpdef tuple occupancy_max_potential_block_size(intptr_t func, intptr_t block_size_to_dynamic_s_mem_size, size_t dynamic_s_mem_size, int block_size_limit):
     """Suggest a launch configuration with reasonable occupancy.
 
-    Returns, as `blockSize`, a reasonable block size that can achieve the maximum
+    Returns, as `block_size`, a reasonable block size that can achieve the maximum
     occupancy (or, the maximum number of active warps with the fewest blocks per
-    multiprocessor), and as `minGridSize` the minimum grid size to achieve the maximum
+    multiprocessor), and as `min_grid_size` the minimum grid size to achieve the maximum
     occupancy.
 
-    If `blockSizeLimit` is 0, the configurator will use the maximum block size permitted
-    by the device / function instead.
+    If `block_size_limit` is 0, the configurator will use the maximum block size
+    permitted by the device / function instead.
 
     If per-block dynamic shared memory allocation is not needed, the user should leave
-    both `blockSizeToDynamicSMemSize` and `dynamicSMemSize` as 0.
+    both `block_size_to_dynamic_s_mem_size` and `dynamic_s_mem_size` as 0.
 
     If per-block dynamic shared memory allocation is needed, then if the dynamic shared
     memory size is constant regardless of block size, the size should be passed through
-    `dynamicSMemSize`, and `blockSizeToDynamicSMemSize` should be NULL.
+    `dynamic_s_mem_size`, and `block_size_to_dynamic_s_mem_size` should be NULL.
 
     Otherwise, if the per-block dynamic shared memory size varies with different block
     sizes, the user needs to provide a unary function through
-    `blockSizeToDynamicSMemSize` that computes the dynamic shared memory needed by
-    `func` for any given block size. `dynamicSMemSize` is ignored. An example signature
-    is:
+    `block_size_to_dynamic_s_mem_size` that computes the dynamic shared memory needed by
+    `func` for any given block size. `dynamic_s_mem_size` is ignored. An example
+    signature is:
 
 
            // Take block size, returns dynamic shared memory needed
@@ -21256,18 +21349,19 @@ cpdef tuple occupancy_max_potential_block_size(intptr_t func, intptr_t block_siz
 
     Returns
     -------
-    minGridSize : int
+    min_grid_size : int
         Returned minimum grid size needed to achieve the maximum occupancy
-    blockSize : int
+    block_size : int
         Returned maximum block size that can achieve the maximum occupancy
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_UNKNOWN
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_UNKNOWN
 
     See Also
     --------
@@ -21292,15 +21386,15 @@ cpdef tuple occupancy_max_potential_block_size_with_flags(intptr_t func, intptr_
 
     The Flags parameter controls how special cases are handled. The valid flags are:
 
-    - OccupancyFlags.CU_OCCUPANCY_DEFAULT, which maintains the default behavior as
+    - OccupancyFlags.DEFAULT, which maintains the default behavior as
       occupancy_max_potential_block_size;
-    - OccupancyFlags.CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE, which suppresses the default
-      behavior on platform where global caching affects occupancy. On such platforms,
-      the launch configurations that produces maximal occupancy might not support global
-      caching. Setting OccupancyFlags.CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE guarantees
-      that the the produced launch configuration is global caching compatible at a
-      potential cost of occupancy. More information can be found about this feature in
-      the "Unified L1/Texture Cache" section of the Maxwell tuning guide.
+    - OccupancyFlags.DISABLE_CACHING_OVERRIDE, which suppresses the default behavior on
+      platform where global caching affects occupancy. On such platforms, the launch
+      configurations that produces maximal occupancy might not support global caching.
+      Setting OccupancyFlags.DISABLE_CACHING_OVERRIDE guarantees that the the produced
+      launch configuration is global caching compatible at a potential cost of
+      occupancy. More information can be found about this feature in the "Unified
+      L1/Texture Cache" section of the Maxwell tuning guide.
 
     Note that the API can also be used with context-less kernel CUkernel by querying the
     handle using library_get_kernel and then passing it to the API by casting to
@@ -21322,18 +21416,19 @@ cpdef tuple occupancy_max_potential_block_size_with_flags(intptr_t func, intptr_
 
     Returns
     -------
-    minGridSize : int
+    min_grid_size : int
         Returned minimum grid size needed to achieve the maximum occupancy
-    blockSize : int
+    block_size : int
         Returned maximum block size that can achieve the maximum occupancy
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_UNKNOWN
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_UNKNOWN
 
     See Also
     --------
@@ -21350,11 +21445,11 @@ cpdef tuple occupancy_max_potential_block_size_with_flags(intptr_t func, intptr_
 
 
 cpdef size_t occupancy_available_dynamic_smem_per_block(intptr_t func, int num_blocks, int block_size) except? 0:
-    """Returns dynamic shared memory available per block when launching `numBlocks`
+    """Returns dynamic shared memory available per block when launching `num_blocks`
     blocks on SM.
 
-    Returns, as `dynamicSmemSize`, the maximum size of dynamic shared memory to allow
-    `numBlocks` blocks per SM.
+    Returns, as `dynamic_smem_size`, the maximum size of dynamic shared memory to allow
+    `num_blocks` blocks per SM.
 
     Note that the API can also be used with context-less kernel CUkernel by querying the
     handle using library_get_kernel and then passing it to the API by casting to
@@ -21371,16 +21466,17 @@ cpdef size_t occupancy_available_dynamic_smem_per_block(intptr_t func, int num_b
 
     Returns
     -------
-    dynamicSmemSize : int
+    dynamic_smem_size : int
         Returned maximum dynamic shared memory
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_UNKNOWN
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_UNKNOWN
     """
     cdef cydriver.CUresult _status
     cdef size_t _o_dynamic_smem_size
@@ -21393,10 +21489,10 @@ cpdef size_t occupancy_available_dynamic_smem_per_block(intptr_t func, int num_b
 
 cpdef int occupancy_max_potential_cluster_size(intptr_t func, config) except? -1:
     """Given the kernel function (`func`) and launch configuration (`config`), return
-    the maximum cluster size as `clusterSize`.
+    the maximum cluster size as `cluster_size`.
 
     The cluster dimensions in `config` are ignored. If func has a required cluster size
-    set (see cudaFuncGetAttributes / func_get_attribute),`clusterSize` will reflect the
+    set (see cudaFuncGetAttributes / func_get_attribute),`cluster_size` will reflect the
     required cluster size.
 
     By default this function will always return a value that's portable on future
@@ -21419,17 +21515,18 @@ cpdef int occupancy_max_potential_cluster_size(intptr_t func, config) except? -1
 
     Returns
     -------
-    clusterSize : int
+    cluster_size : int
         Returned maximum cluster size that can be launched for the given kernel function
         and launch configuration
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_UNKNOWN
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_UNKNOWN
 
     See Also
     --------
@@ -21448,7 +21545,7 @@ cpdef int occupancy_max_potential_cluster_size(intptr_t func, config) except? -1
 cpdef int occupancy_max_active_clusters(intptr_t func, config) except? -1:
     """Given the kernel function (`func`) and launch configuration (`config`), return
     the maximum number of clusters that could co-exist on the target device as
-    `numClusters`.
+    `num_clusters`.
 
     If the function has required cluster size already set (see cudaFuncGetAttributes /
     func_get_attribute), the cluster size from config must either be unspecified or
@@ -21473,17 +21570,17 @@ cpdef int occupancy_max_active_clusters(intptr_t func, config) except? -1:
 
     Returns
     -------
-    numClusters : int
+    num_clusters : int
         Returned maximum number of clusters that could co-exist on the target device
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE,
-        CUDA_ERROR_INVALID_CLUSTER_SIZE, CUDA_ERROR_UNKNOWN
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_INVALID_CLUSTER_SIZE, ERROR_UNKNOWN
 
     See Also
     --------
@@ -21504,10 +21601,10 @@ cpdef tex_ref_set_array(intptr_t h_tex_ref, intptr_t h_array, unsigned int flags
 
     Deprecated.
 
-    Binds the CUDA array `hArray` to the texture reference `hTexRef`. Any previous
+    Binds the CUDA array `h_array` to the texture reference `h_tex_ref`. Any previous
     address or CUDA array state associated with the texture reference is superseded by
-    this function. `Flags` must be set to CU_TRSA_OVERRIDE_FORMAT. Any CUDA array
-    previously bound to `hTexRef` is unbound.
+    this function. `flags` must be set to CU_TRSA_OVERRIDE_FORMAT. Any CUDA array
+    previously bound to `h_tex_ref` is unbound.
 
     Parameters
     ----------
@@ -21525,10 +21622,11 @@ cpdef tex_ref_set_array(intptr_t h_tex_ref, intptr_t h_array, unsigned int flags
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -21549,10 +21647,10 @@ cpdef tex_ref_set_mipmapped_array(intptr_t h_tex_ref, intptr_t h_mipmapped_array
 
     Deprecated.
 
-    Binds the CUDA mipmapped array `hMipmappedArray` to the texture reference `hTexRef`.
-    Any previous address or CUDA array state associated with the texture reference is
-    superseded by this function. `Flags` must be set to CU_TRSA_OVERRIDE_FORMAT. Any
-    CUDA array previously bound to `hTexRef` is unbound.
+    Binds the CUDA mipmapped array `h_mipmapped_array` to the texture reference
+    `h_tex_ref`. Any previous address or CUDA array state associated with the texture
+    reference is superseded by this function. `flags` must be set to
+    CU_TRSA_OVERRIDE_FORMAT. Any CUDA array previously bound to `h_tex_ref` is unbound.
 
     Parameters
     ----------
@@ -21570,10 +21668,11 @@ cpdef tex_ref_set_mipmapped_array(intptr_t h_tex_ref, intptr_t h_mipmapped_array
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -21594,24 +21693,23 @@ cpdef size_t tex_ref_set_address_v2(intptr_t h_tex_ref, uint64_t dptr, size_t by
 
     Deprecated.
 
-    Binds a linear address range to the texture reference `hTexRef`. Any previous
+    Binds a linear address range to the texture reference `h_tex_ref`. Any previous
     address or CUDA array state associated with the texture reference is superseded by
-    this function. Any memory previously bound to `hTexRef` is unbound.
+    this function. Any memory previously bound to `h_tex_ref` is unbound.
 
     Since the hardware enforces an alignment requirement on texture base addresses,
-    tex_ref_set_address_v2 passes back a byte offset as `ByteOffset` that must be
+    tex_ref_set_address_v2 passes back a byte offset as `byte_offset` that must be
     applied to texture fetches in order to read from the desired memory. This offset
     must be divided by the texel size and passed to kernels that read from the texture
     so they can be applied to the tex1Dfetch function.
 
     If the device memory pointer was returned from mem_alloc_v2, the offset is
-    guaranteed to be 0 and NULL may be passed as the `ByteOffset` parameter.
+    guaranteed to be 0 and NULL may be passed as the `byte_offset` parameter.
 
     The total number of elements (or texels) in the linear address range cannot exceed
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH. The number of
-    elements is computed as (`numbytes` / bytesPerElement), where bytesPerElement is
-    determined from the data format and number of components set using
-    tex_ref_set_format.
+    DeviceAttribute.MAXIMUM_TEXTURE1D_LINEAR_WIDTH. The number of elements is computed
+    as (`bytes` / bytesPerElement), where bytesPerElement is determined from the data
+    format and number of components set using tex_ref_set_format.
 
     Parameters
     ----------
@@ -21624,16 +21722,17 @@ cpdef size_t tex_ref_set_address_v2(intptr_t h_tex_ref, uint64_t dptr, size_t by
 
     Returns
     -------
-    ByteOffset : int
+    byte_offset : int
         Returned byte offset
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -21656,9 +21755,9 @@ cpdef tex_ref_set_address2d_v3(intptr_t h_tex_ref, desc, uint64_t dptr, size_t p
 
     Deprecated.
 
-    Binds a linear address range to the texture reference `hTexRef`. Any previous
+    Binds a linear address range to the texture reference `h_tex_ref`. Any previous
     address or CUDA array state associated with the texture reference is superseded by
-    this function. Any memory previously bound to `hTexRef` is unbound.
+    this function. Any memory previously bound to `h_tex_ref` is unbound.
 
     Using a tex2D function inside a kernel requires a call to either tex_ref_set_array
     to bind the corresponding texture reference to an array, or tex_ref_set_address2d_v3
@@ -21669,19 +21768,18 @@ cpdef tex_ref_set_address2d_v3(intptr_t h_tex_ref, desc, uint64_t dptr, size_t p
 
     It is required that `dptr` be aligned to the appropriate hardware-specific texture
     alignment. You can query this value using the device attribute
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT. If an unaligned `dptr` is
-    supplied, CUDA_ERROR_INVALID_VALUE is returned.
+    DeviceAttribute.TEXTURE_ALIGNMENT. If an unaligned `dptr` is supplied,
+    ERROR_INVALID_VALUE is returned.
 
-    `Pitch` has to be aligned to the hardware-specific texture pitch alignment. This
+    `pitch` has to be aligned to the hardware-specific texture pitch alignment. This
     value can be queried using the device attribute
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT. If an unaligned `Pitch`
-    is supplied, CUDA_ERROR_INVALID_VALUE is returned.
+    DeviceAttribute.TEXTURE_PITCH_ALIGNMENT. If an unaligned `pitch` is supplied,
+    ERROR_INVALID_VALUE is returned.
 
     Width and Height, which are specified in elements (or texels), cannot exceed
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH and
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT respectively.
-    `Pitch`, which is specified in bytes, cannot exceed
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH.
+    DeviceAttribute.MAXIMUM_TEXTURE2D_LINEAR_WIDTH and
+    DeviceAttribute.MAXIMUM_TEXTURE2D_LINEAR_HEIGHT respectively. `pitch`, which is
+    specified in bytes, cannot exceed DeviceAttribute.MAXIMUM_TEXTURE2D_LINEAR_PITCH.
 
     Parameters
     ----------
@@ -21701,10 +21799,11 @@ cpdef tex_ref_set_address2d_v3(intptr_t h_tex_ref, desc, uint64_t dptr, size_t p
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -21726,16 +21825,16 @@ cpdef tex_ref_set_format(intptr_t h_tex_ref, int fmt, int num_packed_components)
 
     Deprecated.
 
-    Specifies the format of the data to be read by the texture reference `hTexRef`.
-    `fmt` and `NumPackedComponents` are exactly analogous to the Format and NumChannels
-    members of the CUDA_ARRAY_DESCRIPTOR structure: They specify the format of each
-    component and the number of components per array element.
+    Specifies the format of the data to be read by the texture reference `h_tex_ref`.
+    `fmt` and `num_packed_components` are exactly analogous to the Format and
+    NumChannels members of the CUDA_ARRAY_DESCRIPTOR structure: They specify the format
+    of each component and the number of components per array element.
 
     Parameters
     ----------
     h_tex_ref : int
         Texture reference
-    fmt : ArrayFormat | int
+    fmt : int
         Format to set
     num_packed_components : int
         Number of components per array element
@@ -21747,10 +21846,11 @@ cpdef tex_ref_set_format(intptr_t h_tex_ref, int fmt, int num_packed_components)
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -21773,7 +21873,7 @@ cpdef tex_ref_set_address_mode(intptr_t h_tex_ref, int dim, int am):
     Deprecated.
 
     Specifies the addressing mode `am` for the given dimension `dim` of the texture
-    reference `hTexRef`. If `dim` is zero, the addressing mode is applied to the first
+    reference `h_tex_ref`. If `dim` is zero, the addressing mode is applied to the first
     parameter of the functions used to fetch from the texture; if `dim` is 1, the
     second, and so on. CUaddress_mode is defined as:
 
@@ -21785,9 +21885,9 @@ cpdef tex_ref_set_address_mode(intptr_t h_tex_ref, int dim, int am):
         CU_TR_ADDRESS_MODE_BORDER = 3
         } CUaddress_mode;
 
-    Note that this call has no effect if `hTexRef` is bound to linear memory. Also, if
+    Note that this call has no effect if `h_tex_ref` is bound to linear memory. Also, if
     the flag, CU_TRSF_NORMALIZED_COORDINATES, is not set, the only supported address
-    mode is AddressMode.CU_TR_ADDRESS_MODE_CLAMP.
+    mode is AddressMode.CLAMP.
 
     Parameters
     ----------
@@ -21795,7 +21895,7 @@ cpdef tex_ref_set_address_mode(intptr_t h_tex_ref, int dim, int am):
         Texture reference
     dim : int
         Dimension
-    am : AddressMode | int
+    am : int
         Addressing mode to set
 
     Returns
@@ -21805,10 +21905,11 @@ cpdef tex_ref_set_address_mode(intptr_t h_tex_ref, int dim, int am):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -21830,7 +21931,7 @@ cpdef tex_ref_set_filter_mode(intptr_t h_tex_ref, int fm):
     Deprecated.
 
     Specifies the filtering mode `fm` to be used when reading memory through the texture
-    reference `hTexRef`. CUfilter_mode_enum is defined as:
+    reference `h_tex_ref`. CUfilter_mode_enum is defined as:
 
 
         typedef enum CUfilter_mode_enum {
@@ -21838,13 +21939,13 @@ cpdef tex_ref_set_filter_mode(intptr_t h_tex_ref, int fm):
         CU_TR_FILTER_MODE_LINEAR = 1
         } CUfilter_mode;
 
-    Note that this call has no effect if `hTexRef` is bound to linear memory.
+    Note that this call has no effect if `h_tex_ref` is bound to linear memory.
 
     Parameters
     ----------
     h_tex_ref : int
         Texture reference
-    fm : FilterMode | int
+    fm : int
         Filtering mode to set
 
     Returns
@@ -21854,10 +21955,11 @@ cpdef tex_ref_set_filter_mode(intptr_t h_tex_ref, int fm):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -21879,7 +21981,7 @@ cpdef tex_ref_set_mipmap_filter_mode(intptr_t h_tex_ref, int fm):
     Deprecated.
 
     Specifies the mipmap filtering mode `fm` to be used when reading memory through the
-    texture reference `hTexRef`. CUfilter_mode_enum is defined as:
+    texture reference `h_tex_ref`. CUfilter_mode_enum is defined as:
 
 
         typedef enum CUfilter_mode_enum {
@@ -21887,13 +21989,13 @@ cpdef tex_ref_set_mipmap_filter_mode(intptr_t h_tex_ref, int fm):
         CU_TR_FILTER_MODE_LINEAR = 1
         } CUfilter_mode;
 
-    Note that this call has no effect if `hTexRef` is not bound to a mipmapped array.
+    Note that this call has no effect if `h_tex_ref` is not bound to a mipmapped array.
 
     Parameters
     ----------
     h_tex_ref : int
         Texture reference
-    fm : FilterMode | int
+    fm : int
         Filtering mode to set
 
     Returns
@@ -21903,10 +22005,11 @@ cpdef tex_ref_set_mipmap_filter_mode(intptr_t h_tex_ref, int fm):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -21928,9 +22031,9 @@ cpdef tex_ref_set_mipmap_level_bias(intptr_t h_tex_ref, float bias):
     Deprecated.
 
     Specifies the mipmap level bias `bias` to be added to the specified mipmap level
-    when reading memory through the texture reference `hTexRef`.
+    when reading memory through the texture reference `h_tex_ref`.
 
-    Note that this call has no effect if `hTexRef` is not bound to a mipmapped array.
+    Note that this call has no effect if `h_tex_ref` is not bound to a mipmapped array.
 
     Parameters
     ----------
@@ -21946,10 +22049,11 @@ cpdef tex_ref_set_mipmap_level_bias(intptr_t h_tex_ref, float bias):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -21970,11 +22074,11 @@ cpdef tex_ref_set_mipmap_level_clamp(intptr_t h_tex_ref, float min_mipmap_level_
 
     Deprecated.
 
-    Specifies the min/max mipmap level clamps, `minMipmapLevelClamp` and
-    `maxMipmapLevelClamp` respectively, to be used when reading memory through the
-    texture reference `hTexRef`.
+    Specifies the min/max mipmap level clamps, `min_mipmap_level_clamp` and
+    `max_mipmap_level_clamp` respectively, to be used when reading memory through the
+    texture reference `h_tex_ref`.
 
-    Note that this call has no effect if `hTexRef` is not bound to a mipmapped array.
+    Note that this call has no effect if `h_tex_ref` is not bound to a mipmapped array.
 
     Parameters
     ----------
@@ -21992,10 +22096,11 @@ cpdef tex_ref_set_mipmap_level_clamp(intptr_t h_tex_ref, float min_mipmap_level_
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -22016,10 +22121,10 @@ cpdef tex_ref_set_max_anisotropy(intptr_t h_tex_ref, unsigned int max_aniso):
 
     Deprecated.
 
-    Specifies the maximum anisotropy `maxAniso` to be used when reading memory through
-    the texture reference `hTexRef`.
+    Specifies the maximum anisotropy `max_aniso` to be used when reading memory through
+    the texture reference `h_tex_ref`.
 
-    Note that this call has no effect if `hTexRef` is bound to linear memory.
+    Note that this call has no effect if `h_tex_ref` is bound to linear memory.
 
     Parameters
     ----------
@@ -22035,10 +22140,11 @@ cpdef tex_ref_set_max_anisotropy(intptr_t h_tex_ref, unsigned int max_aniso):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -22059,8 +22165,8 @@ cpdef tex_ref_set_border_color(intptr_t h_tex_ref, intptr_t p_border_color):
 
     Deprecated.
 
-    Specifies the value of the RGBA color via the `pBorderColor` to the texture
-    reference `hTexRef`. The color value supports only float type and holds color
+    Specifies the value of the RGBA color via the `p_border_color` to the texture
+    reference `h_tex_ref`. The color value supports only float type and holds color
     components in the following sequence: pBorderColor[0] holds 'R' component
     pBorderColor[1] holds 'G' component pBorderColor[2] holds 'B' component
     pBorderColor[3] holds 'A' component
@@ -22073,7 +22179,7 @@ cpdef tex_ref_set_border_color(intptr_t h_tex_ref, intptr_t p_border_color):
     ----------
     h_tex_ref : int
         Texture reference
-    p_border_color : Sequence[int] | Buffer | int | None
+    p_border_color : int
         RGBA color
 
     Returns
@@ -22083,10 +22189,11 @@ cpdef tex_ref_set_border_color(intptr_t h_tex_ref, intptr_t p_border_color):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -22104,8 +22211,8 @@ cpdef tex_ref_set_flags(intptr_t h_tex_ref, unsigned int flags):
 
     Deprecated.
 
-    Specifies optional flags via `Flags` to specify the behavior of data returned
-    through the texture reference `hTexRef`. The valid flags are:
+    Specifies optional flags via `flags` to specify the behavior of data returned
+    through the texture reference `h_tex_ref`. The valid flags are:
 
     - CU_TRSF_READ_AS_INTEGER, which suppresses the default behavior of having the
       texture promote integer data to floating point data in the range [0, 1]. Note that
@@ -22134,10 +22241,11 @@ cpdef tex_ref_set_flags(intptr_t h_tex_ref, unsigned int flags):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -22158,8 +22266,8 @@ cpdef uint64_t tex_ref_get_address_v2(intptr_t h_tex_ref) except? 0:
 
     Deprecated.
 
-    Returns, as `pdptr`, the base address bound to the texture reference `hTexRef`, or
-    returns CUDA_ERROR_INVALID_VALUE if the texture reference is not bound to any device
+    Returns, as `pdptr`, the base address bound to the texture reference `h_tex_ref`, or
+    returns ERROR_INVALID_VALUE if the texture reference is not bound to any device
     memory range.
 
     Parameters
@@ -22175,10 +22283,11 @@ cpdef uint64_t tex_ref_get_address_v2(intptr_t h_tex_ref) except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -22201,8 +22310,8 @@ cpdef intptr_t tex_ref_get_array(intptr_t h_tex_ref) except? 0:
 
     Deprecated.
 
-    Returns, as `phArray`, the CUDA array bound to the texture reference `hTexRef`, or
-    returns CUDA_ERROR_INVALID_VALUE if the texture reference is not bound to any CUDA
+    Returns, as `ph_array`, the CUDA array bound to the texture reference `h_tex_ref`,
+    or returns ERROR_INVALID_VALUE if the texture reference is not bound to any CUDA
     array.
 
     Parameters
@@ -22212,16 +22321,17 @@ cpdef intptr_t tex_ref_get_array(intptr_t h_tex_ref) except? 0:
 
     Returns
     -------
-    phArray : int
+    ph_array : int
         Returned array
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -22244,8 +22354,8 @@ cpdef intptr_t tex_ref_get_mipmapped_array(intptr_t h_tex_ref) except? 0:
 
     Deprecated.
 
-    Returns, as `phMipmappedArray`, the CUDA mipmapped array bound to the texture
-    reference `hTexRef`, or returns CUDA_ERROR_INVALID_VALUE if the texture reference is
+    Returns, as `ph_mipmapped_array`, the CUDA mipmapped array bound to the texture
+    reference `h_tex_ref`, or returns ERROR_INVALID_VALUE if the texture reference is
     not bound to any CUDA mipmapped array.
 
     Parameters
@@ -22255,16 +22365,17 @@ cpdef intptr_t tex_ref_get_mipmapped_array(intptr_t h_tex_ref) except? 0:
 
     Returns
     -------
-    phMipmappedArray : int
+    ph_mipmapped_array : int
         Returned mipmapped array
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -22288,7 +22399,8 @@ cpdef int tex_ref_get_address_mode(intptr_t h_tex_ref, int dim) except? -1:
     Deprecated.
 
     Returns, as `pam`, the addressing mode corresponding to the dimension `dim` of the
-    texture reference `hTexRef`. Currently, the only valid value for `dim` are 0 and 1.
+    texture reference `h_tex_ref`. Currently, the only valid value for `dim` are 0 and
+    1.
 
     Parameters
     ----------
@@ -22305,10 +22417,11 @@ cpdef int tex_ref_get_address_mode(intptr_t h_tex_ref, int dim) except? -1:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -22331,7 +22444,7 @@ cpdef int tex_ref_get_filter_mode(intptr_t h_tex_ref) except? -1:
 
     Deprecated.
 
-    Returns, as `pfm`, the filtering mode of the texture reference `hTexRef`.
+    Returns, as `pfm`, the filtering mode of the texture reference `h_tex_ref`.
 
     Parameters
     ----------
@@ -22346,10 +22459,11 @@ cpdef int tex_ref_get_filter_mode(intptr_t h_tex_ref) except? -1:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -22372,9 +22486,9 @@ cpdef tuple tex_ref_get_format(intptr_t h_tex_ref):
 
     Deprecated.
 
-    Returns, as `pFormat` and `pNumChannels`, the format and number of components of the
-    CUDA array bound to the texture reference `hTexRef`. If `pFormat` or `pNumChannels`
-    is NULL, it will be ignored.
+    Returns, as `p_format` and `p_num_channels`, the format and number of components of
+    the CUDA array bound to the texture reference `h_tex_ref`. If `p_format` or
+    `p_num_channels` is NULL, it will be ignored.
 
     Parameters
     ----------
@@ -22383,18 +22497,19 @@ cpdef tuple tex_ref_get_format(intptr_t h_tex_ref):
 
     Returns
     -------
-    pFormat : int
+    p_format : int
         Returned format
-    pNumChannels : int
+    p_num_channels : int
         Returned number of components
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -22419,7 +22534,7 @@ cpdef int tex_ref_get_mipmap_filter_mode(intptr_t h_tex_ref) except? -1:
     Deprecated.
 
     Returns the mipmap filtering mode in `pfm` that's used when reading memory through
-    the texture reference `hTexRef`.
+    the texture reference `h_tex_ref`.
 
     Parameters
     ----------
@@ -22434,10 +22549,11 @@ cpdef int tex_ref_get_mipmap_filter_mode(intptr_t h_tex_ref) except? -1:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -22461,7 +22577,7 @@ cpdef float tex_ref_get_mipmap_level_bias(intptr_t h_tex_ref) except? -1:
     Deprecated.
 
     Returns the mipmap level bias in pBias that's added to the specified mipmap level
-    when reading memory through the texture reference `hTexRef`.
+    when reading memory through the texture reference `h_tex_ref`.
 
     Parameters
     ----------
@@ -22476,10 +22592,11 @@ cpdef float tex_ref_get_mipmap_level_bias(intptr_t h_tex_ref) except? -1:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -22502,9 +22619,9 @@ cpdef tuple tex_ref_get_mipmap_level_clamp(intptr_t h_tex_ref):
 
     Deprecated.
 
-    Returns the min/max mipmap level clamps in `pminMipmapLevelClamp` and
-    `pmaxMipmapLevelClamp` that's used when reading memory through the texture reference
-    `hTexRef`.
+    Returns the min/max mipmap level clamps in `pmin_mipmap_level_clamp` and
+    `pmax_mipmap_level_clamp` that's used when reading memory through the texture
+    reference `h_tex_ref`.
 
     Parameters
     ----------
@@ -22513,18 +22630,19 @@ cpdef tuple tex_ref_get_mipmap_level_clamp(intptr_t h_tex_ref):
 
     Returns
     -------
-    pminMipmapLevelClamp : float
+    pmin_mipmap_level_clamp : float
         Returned mipmap min level clamp
-    pmaxMipmapLevelClamp : float
+    pmax_mipmap_level_clamp : float
         Returned mipmap max level clamp
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -22548,8 +22666,8 @@ cpdef int tex_ref_get_max_anisotropy(intptr_t h_tex_ref) except? -1:
 
     Deprecated.
 
-    Returns the maximum anisotropy in `pmaxAniso` that's used when reading memory
-    through the texture reference `hTexRef`.
+    Returns the maximum anisotropy in `pmax_aniso` that's used when reading memory
+    through the texture reference `h_tex_ref`.
 
     Parameters
     ----------
@@ -22558,16 +22676,17 @@ cpdef int tex_ref_get_max_anisotropy(intptr_t h_tex_ref) except? -1:
 
     Returns
     -------
-    pmaxAniso : int
+    pmax_aniso : int
         Returned maximum anisotropy
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -22590,7 +22709,7 @@ cpdef unsigned int tex_ref_get_flags(intptr_t h_tex_ref) except? 0:
 
     Deprecated.
 
-    Returns, as `pFlags`, the flags of the texture reference `hTexRef`.
+    Returns, as `p_flags`, the flags of the texture reference `h_tex_ref`.
 
     Parameters
     ----------
@@ -22599,16 +22718,17 @@ cpdef unsigned int tex_ref_get_flags(intptr_t h_tex_ref) except? 0:
 
     Returns
     -------
-    pFlags : int
+    p_flags : int
         Returned flags
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -22631,7 +22751,7 @@ cpdef intptr_t tex_ref_create() except? 0:
 
     Deprecated.
 
-    Creates a texture reference and returns its handle as `pTexRef`. Once created, the
+    Creates a texture reference and returns its handle as `p_tex_ref`. Once created, the
     application must call tex_ref_set_array or tex_ref_set_address_v2 to associate the
     reference with allocated memory. Other texture reference functions are used to
     specify the format and interpretation (addressing, filtering, etc.) to be used when
@@ -22639,16 +22759,17 @@ cpdef intptr_t tex_ref_create() except? 0:
 
     Returns
     -------
-    pTexRef : int
+    p_tex_ref : int
         Returned texture reference
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -22668,7 +22789,7 @@ cpdef tex_ref_destroy(intptr_t h_tex_ref):
 
     Deprecated.
 
-    Destroys the texture reference specified by `hTexRef`.
+    Destroys the texture reference specified by `h_tex_ref`.
 
     Parameters
     ----------
@@ -22682,10 +22803,11 @@ cpdef tex_ref_destroy(intptr_t h_tex_ref):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -22703,11 +22825,11 @@ cpdef surf_ref_set_array(intptr_t h_surf_ref, intptr_t h_array, unsigned int fla
 
     Deprecated.
 
-    Sets the CUDA array `hArray` to be read and written by the surface reference
-    `hSurfRef`. Any previous CUDA array state associated with the surface reference is
-    superseded by this function. `Flags` must be set to 0. The CUDA_ARRAY3D_SURFACE_LDST
+    Sets the CUDA array `h_array` to be read and written by the surface reference
+    `h_surf_ref`. Any previous CUDA array state associated with the surface reference is
+    superseded by this function. `flags` must be set to 0. The CUDA_ARRAY3D_SURFACE_LDST
     flag must have been set for the CUDA array. Any CUDA array previously bound to
-    `hSurfRef` is unbound.
+    `h_surf_ref` is unbound.
 
     Parameters
     ----------
@@ -22725,10 +22847,11 @@ cpdef surf_ref_set_array(intptr_t h_surf_ref, intptr_t h_array, unsigned int fla
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -22746,8 +22869,8 @@ cpdef intptr_t surf_ref_get_array(intptr_t h_surf_ref) except? 0:
 
     Deprecated.
 
-    Returns, as `phArray`, the CUDA array bound to the surface reference `hSurfRef`, or
-    returns CUDA_ERROR_INVALID_VALUE if the surface reference is not bound to any CUDA
+    Returns, as `ph_array`, the CUDA array bound to the surface reference `h_surf_ref`,
+    or returns ERROR_INVALID_VALUE if the surface reference is not bound to any CUDA
     array.
 
     Parameters
@@ -22757,16 +22880,17 @@ cpdef intptr_t surf_ref_get_array(intptr_t h_surf_ref) except? 0:
 
     Returns
     -------
-    phArray : int
+    ph_array : int
         Surface reference handle
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -22784,12 +22908,13 @@ cpdef intptr_t surf_ref_get_array(intptr_t h_surf_ref) except? 0:
 cpdef uint64_t tex_object_create(p_res_desc, p_tex_desc, p_res_view_desc) except? 0:
     """Creates a texture object.
 
-    Creates a texture object and returns it in `pTexObject`. `pResDesc` describes the
-    data to texture from. `pTexDesc` describes how the data should be sampled.
-    `pResViewDesc` is an optional argument that specifies an alternate format for the
-    data described by `pResDesc`, and also describes the subresource region to restrict
-    access to when texturing. `pResViewDesc` can only be specified if the type of
-    resource is a CUDA array or a CUDA mipmapped array not in a block compressed format.
+    Creates a texture object and returns it in `p_tex_object`. `p_res_desc` describes
+    the data to texture from. `p_tex_desc` describes how the data should be sampled.
+    `p_res_view_desc` is an optional argument that specifies an alternate format for the
+    data described by `p_res_desc`, and also describes the subresource region to
+    restrict access to when texturing. `p_res_view_desc` can only be specified if the
+    type of resource is a CUDA array or a CUDA mipmapped array not in a block compressed
+    format.
 
     Texture objects are only supported on devices of compute capability 3.0 or higher.
     Additionally, a texture object is an opaque value, and, as such, should only be
@@ -22841,32 +22966,29 @@ cpdef uint64_t tex_object_create(p_res_desc, p_tex_desc, p_res_view_desc) except
         CU_RESOURCE_TYPE_PITCH2D         = 0x03
         } CUresourcetype;
 
-    If resType is set to ResourceType.CU_RESOURCE_TYPE_ARRAY, reshArray must be set to a
-    valid CUDA array handle.
+    If resType is set to ResourceType.ARRAY, reshArray must be set to a valid CUDA array
+    handle.
 
-    If resType is set to ResourceType.CU_RESOURCE_TYPE_MIPMAPPED_ARRAY,
-    reshMipmappedArray must be set to a valid CUDA mipmapped array handle.
+    If resType is set to ResourceType.MIPMAPPED_ARRAY, reshMipmappedArray must be set to
+    a valid CUDA mipmapped array handle.
 
-    If resType is set to ResourceType.CU_RESOURCE_TYPE_LINEAR, resdevPtr must be set to
-    a valid device pointer, that is aligned to
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT. resformat and resnumChannels
-    describe the format of each component and the number of components per array
-    element. ressizeInBytes specifies the size of the array in bytes. The total number
-    of elements in the linear address range cannot exceed
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH. The number of
-    elements is computed as (sizeInBytes / (sizeof(format) * numChannels)).
+    If resType is set to ResourceType.LINEAR, resdevPtr must be set to a valid device
+    pointer, that is aligned to DeviceAttribute.TEXTURE_ALIGNMENT. resformat and
+    resnumChannels describe the format of each component and the number of components
+    per array element. ressizeInBytes specifies the size of the array in bytes. The
+    total number of elements in the linear address range cannot exceed
+    DeviceAttribute.MAXIMUM_TEXTURE1D_LINEAR_WIDTH. The number of elements is computed
+    as (sizeInBytes / (sizeof(format) * numChannels)).
 
-    If resType is set to ResourceType.CU_RESOURCE_TYPE_PITCH2D, resdevPtr must be set to
-    a valid device pointer, that is aligned to
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT. resformat and resnumChannels
-    describe the format of each component and the number of components per array
-    element. reswidth and resheight specify the width and height of the array in
-    elements, and cannot exceed
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH and
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT respectively.
-    respitchInBytes specifies the pitch between two rows in bytes and has to be aligned
-    to DeviceAttribute.CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT. Pitch cannot exceed
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH.
+    If resType is set to ResourceType.PITCH2D, resdevPtr must be set to a valid device
+    pointer, that is aligned to DeviceAttribute.TEXTURE_ALIGNMENT. resformat and
+    resnumChannels describe the format of each component and the number of components
+    per array element. reswidth and resheight specify the width and height of the array
+    in elements, and cannot exceed DeviceAttribute.MAXIMUM_TEXTURE2D_LINEAR_WIDTH and
+    DeviceAttribute.MAXIMUM_TEXTURE2D_LINEAR_HEIGHT respectively. respitchInBytes
+    specifies the pitch between two rows in bytes and has to be aligned to
+    DeviceAttribute.TEXTURE_PITCH_ALIGNMENT. Pitch cannot exceed
+    DeviceAttribute.MAXIMUM_TEXTURE2D_LINEAR_PITCH.
 
     - flags must be set to zero.
 
@@ -22897,9 +23019,9 @@ cpdef uint64_t tex_object_create(p_res_desc, p_tex_desc, p_res_view_desc) except
         CU_TR_ADDRESS_MODE_BORDER = 3
         } CUaddress_mode;
 
-    This is ignored if resType is ResourceType.CU_RESOURCE_TYPE_LINEAR. Also, if the
-    flag, CU_TRSF_NORMALIZED_COORDINATES is not set, the only supported address mode is
-    AddressMode.CU_TR_ADDRESS_MODE_CLAMP.
+    This is ignored if resType is ResourceType.LINEAR. Also, if the flag,
+    CU_TRSF_NORMALIZED_COORDINATES is not set, the only supported address mode is
+    AddressMode.CLAMP.
 
     - filterMode specifies the filtering mode to be used when fetching from the texture.
       CUfilter_mode is defined as:
@@ -22910,7 +23032,7 @@ cpdef uint64_t tex_object_create(p_res_desc, p_tex_desc, p_res_view_desc) except
         CU_TR_FILTER_MODE_LINEAR = 1
         } CUfilter_mode;
 
-    This is ignored if resType is ResourceType.CU_RESOURCE_TYPE_LINEAR.
+    This is ignored if resType is ResourceType.LINEAR.
 
     - flags can be any combination of the following:
     - CU_TRSF_READ_AS_INTEGER, which suppresses the default behavior of having the
@@ -22930,11 +23052,10 @@ cpdef uint64_t tex_object_create(p_res_desc, p_tex_desc, p_res_view_desc) except
       only be specified if the underlying resource is a CUDA array or a CUDA mipmapped
       array that was created with the flag CUDA_ARRAY3D_CUBEMAP. When seamless cube map
       filtering is enabled, texture address modes specified by addressMode are ignored.
-      Instead, if the filterMode is set to FilterMode.CU_TR_FILTER_MODE_POINT the
-      address mode AddressMode.CU_TR_ADDRESS_MODE_CLAMP will be applied for all
-      dimensions. If the filterMode is set to FilterMode.CU_TR_FILTER_MODE_LINEAR
-      seamless cube map filtering will be performed when sampling along the cube face
-      borders.
+      Instead, if the filterMode is set to FilterMode.POINT the address mode
+      AddressMode.CLAMP will be applied for all dimensions. If the filterMode is set to
+      FilterMode.LINEAR seamless cube map filtering will be performed when sampling
+      along the cube face borders.
     - maxAnisotropy specifies the maximum anisotropy ratio to be used when doing
       anisotropic filtering. This value will be clamped to the range [1,16].
     - mipmapFilterMode specifies the filter mode when the calculated mipmap level lies
@@ -22966,11 +23087,10 @@ cpdef uint64_t tex_object_create(p_res_desc, p_tex_desc, p_res_view_desc) except
       should be interpreted. Note that this can incur a change in size of the texture
       data. If the resource view format is a block compressed format, then the
       underlying CUDA array or CUDA mipmapped array has to have a base of format
-      ArrayFormat.CU_AD_FORMAT_UNSIGNED_INT32. with 2 or 4 channels, depending on the
-      block compressed format. For ex., BC1 and BC4 require the underlying CUDA array to
-      have a format of ArrayFormat.CU_AD_FORMAT_UNSIGNED_INT32 with 2 channels. The
-      other BC formats require the underlying resource to have the same base format but
-      with 4 channels.
+      ArrayFormat.UNSIGNED_INT32. with 2 or 4 channels, depending on the block
+      compressed format. For ex., BC1 and BC4 require the underlying CUDA array to have
+      a format of ArrayFormat.UNSIGNED_INT32 with 2 channels. The other BC formats
+      require the underlying resource to have the same base format but with 4 channels.
     - width specifies the new width of the texture data. If the resource view format is
       a block compressed format, this value has to be 4 times the original width of the
       resource. For non block compressed formats, this value has to be equal to that of
@@ -23004,16 +23124,17 @@ cpdef uint64_t tex_object_create(p_res_desc, p_tex_desc, p_res_view_desc) except
 
     Returns
     -------
-    pTexObject : int
+    p_tex_object : int
         Texture object to create
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -23034,7 +23155,7 @@ cpdef uint64_t tex_object_create(p_res_desc, p_tex_desc, p_res_view_desc) except
 cpdef tex_object_destroy(uint64_t tex_object):
     """Destroys a texture object.
 
-    Destroys the texture object specified by `texObject`.
+    Destroys the texture object specified by `tex_object`.
 
     Parameters
     ----------
@@ -23048,10 +23169,11 @@ cpdef tex_object_destroy(uint64_t tex_object):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -23067,7 +23189,7 @@ cpdef tex_object_destroy(uint64_t tex_object):
 cpdef tex_object_get_resource_desc(uint64_t tex_object):
     """Returns a texture object's resource descriptor.
 
-    Returns the resource descriptor for the texture object specified by `texObject`.
+    Returns the resource descriptor for the texture object specified by `tex_object`.
 
     Parameters
     ----------
@@ -23076,16 +23198,17 @@ cpdef tex_object_get_resource_desc(uint64_t tex_object):
 
     Returns
     -------
-    pResDesc : ResourceDesc_v1
+    p_res_desc : ResourceDesc_v1
         Resource descriptor
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -23103,7 +23226,7 @@ cpdef tex_object_get_resource_desc(uint64_t tex_object):
 cpdef tex_object_get_texture_desc(uint64_t tex_object):
     """Returns a texture object's texture descriptor.
 
-    Returns the texture descriptor for the texture object specified by `texObject`.
+    Returns the texture descriptor for the texture object specified by `tex_object`.
 
     Parameters
     ----------
@@ -23112,16 +23235,17 @@ cpdef tex_object_get_texture_desc(uint64_t tex_object):
 
     Returns
     -------
-    pTexDesc : TextureDesc_v1
+    p_tex_desc : TextureDesc_v1
         Texture descriptor
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -23140,8 +23264,8 @@ cpdef tex_object_get_resource_view_desc(uint64_t tex_object):
     """Returns a texture object's resource view descriptor.
 
     Returns the resource view descriptor for the texture object specified by
-    `texObject`. If no resource view was set for `texObject`, the
-    CUDA_ERROR_INVALID_VALUE is returned.
+    `tex_object`. If no resource view was set for `tex_object`, the ERROR_INVALID_VALUE
+    is returned.
 
     Parameters
     ----------
@@ -23150,16 +23274,17 @@ cpdef tex_object_get_resource_view_desc(uint64_t tex_object):
 
     Returns
     -------
-    pResViewDesc : ResourceViewDesc_v1
+    p_res_view_desc : ResourceViewDesc_v1
         Resource view descriptor
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -23177,10 +23302,9 @@ cpdef tex_object_get_resource_view_desc(uint64_t tex_object):
 cpdef uint64_t surf_object_create(p_res_desc) except? 0:
     """Creates a surface object.
 
-    Creates a surface object and returns it in `pSurfObject`. `pResDesc` describes the
-    data to perform surface load/stores on. resType must be
-    ResourceType.CU_RESOURCE_TYPE_ARRAY and reshArray must be set to a valid CUDA array
-    handle. flags must be set to zero.
+    Creates a surface object and returns it in `p_surf_object`. `p_res_desc` describes
+    the data to perform surface load/stores on. resType must be ResourceType.ARRAY and
+    reshArray must be set to a valid CUDA array handle. flags must be set to zero.
 
     Surface objects are only supported on devices of compute capability 3.0 or higher.
     Additionally, a surface object is an opaque value, and, as such, should only be
@@ -23193,16 +23317,17 @@ cpdef uint64_t surf_object_create(p_res_desc) except? 0:
 
     Returns
     -------
-    pSurfObject : int
+    p_surf_object : int
         Surface object to create
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -23221,7 +23346,7 @@ cpdef uint64_t surf_object_create(p_res_desc) except? 0:
 cpdef surf_object_destroy(uint64_t surf_object):
     """Destroys a surface object.
 
-    Destroys the surface object specified by `surfObject`.
+    Destroys the surface object specified by `surf_object`.
 
     Parameters
     ----------
@@ -23235,10 +23360,11 @@ cpdef surf_object_destroy(uint64_t surf_object):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -23254,7 +23380,7 @@ cpdef surf_object_destroy(uint64_t surf_object):
 cpdef surf_object_get_resource_desc(uint64_t surf_object):
     """Returns a surface object's resource descriptor.
 
-    Returns the resource descriptor for the surface object specified by `surfObject`.
+    Returns the resource descriptor for the surface object specified by `surf_object`.
 
     Parameters
     ----------
@@ -23263,16 +23389,17 @@ cpdef surf_object_get_resource_desc(uint64_t surf_object):
 
     Returns
     -------
-    pResDesc : ResourceDesc_v1
+    p_res_desc : ResourceDesc_v1
         Resource descriptor
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -23291,7 +23418,7 @@ cpdef tensor_map_encode_tiled(int tensor_data_type, uint32_t tensor_rank, intptr
     """Create a tensor map descriptor object representing tiled memory region.
 
     Creates a descriptor for Tensor Memory Access (TMA) object specified by the
-    parameters describing a tiled region and returns it in `tensorMap`.
+    parameters describing a tiled region and returns it in `tensor_map`.
 
     Tensor map objects are only supported on devices of compute capability 9.0 or
     higher. Additionally, a tensor map object is an opaque value, and, as such, should
@@ -23299,8 +23426,8 @@ cpdef tensor_map_encode_tiled(int tensor_data_type, uint32_t tensor_rank, intptr
 
     The parameters passed are bound to the following requirements:
 
-    - `tensorMap` address must be aligned to 64 bytes.
-    - `tensorDataType` has to be an enum from CUtensorMapDataType which is defined as:
+    - `tensor_map` address must be aligned to 64 bytes.
+    - `tensor_data_type` has to be an enum from CUtensorMapDataType which is defined as:
 
 
         typedef enum CUtensorMapDataType_enum {
@@ -23322,43 +23449,43 @@ cpdef tensor_map_encode_tiled(int tensor_data_type, uint32_t tensor_rank, intptr
         CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B    // 6 bits
         } CUtensorMapDataType;
 
-    TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B copies '16 x U4' packed
-    values to memory aligned as 8 bytes. There are no gaps between packed values.
-    TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B copies '16 x U4' packed
-    values to memory aligned as 16 bytes. There are 8 byte gaps between every 8 byte
-    chunk of packed values. TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B
-    copies '16 x U6' packed values to memory aligned as 16 bytes. There are 4 byte gaps
-    between every 12 byte chunk of packed values.
+    TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B copies '16 x U4' packed values
+    to memory aligned as 8 bytes. There are no gaps between packed values.
+    TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B copies '16 x U4' packed values
+    to memory aligned as 16 bytes. There are 8 byte gaps between every 8 byte chunk of
+    packed values. TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B copies '16 x U6'
+    packed values to memory aligned as 16 bytes. There are 4 byte gaps between every 12
+    byte chunk of packed values.
 
-    - `tensorRank` must be non-zero and less than or equal to the maximum supported
+    - `tensor_rank` must be non-zero and less than or equal to the maximum supported
       dimensionality of 5. If `interleave` is not
-      TensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE, then `tensorRank` must
+      TensorMapInterleave.TENSOR_MAP_INTERLEAVE_NONE, then `tensor_rank` must
       additionally be greater than or equal to 3.
-    - `globalAddress`, which specifies the starting address of the memory region
+    - `global_address`, which specifies the starting address of the memory region
       described, must be 16 byte aligned. The following requirements need to also be
       met:
-    - When `interleave` is TensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_32B,
-      `globalAddress` must be 32 byte aligned.
-    - When `tensorDataType` is TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B
-      or TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, `globalAddress` must
-      be 32 byte aligned.
-    - `globalDim` array, which specifies tensor size of each of the `tensorRank`
+    - When `interleave` is TensorMapInterleave.TENSOR_MAP_INTERLEAVE_32B,
+      `global_address` must be 32 byte aligned.
+    - When `tensor_data_type` is TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B or
+      TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, `global_address` must be 32
+      byte aligned.
+    - `global_dim` array, which specifies tensor size of each of the `tensor_rank`
       dimensions, must be non-zero and less than or equal to 2^32. Additionally, the
       following requirements need to be met for the packed data types:
-    - When `tensorDataType` is TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B
-      or TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, globalDim[0] must be a
+    - When `tensor_data_type` is TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B or
+      TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, globalDim[0] must be a
       multiple of 128.
-    - When `tensorDataType` is TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B,
-      `globalDim`[0] must be a multiple of 2.
+    - When `tensor_data_type` is TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B,
+      `global_dim`[0] must be a multiple of 2.
     - Dimension for the packed data types must reflect the number of individual U#
       values.
-    - `globalStrides` array, which specifies tensor stride of each of the lower
-      `tensorRank` - 1 dimensions in bytes, must be a multiple of 16 and less than 2^40.
-      Additionally, the following requirements need to be met:
-    - When `interleave` is TensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_32B, the strides
+    - `global_strides` array, which specifies tensor stride of each of the lower
+      `tensor_rank` - 1 dimensions in bytes, must be a multiple of 16 and less than
+      2^40. Additionally, the following requirements need to be met:
+    - When `interleave` is TensorMapInterleave.TENSOR_MAP_INTERLEAVE_32B, the strides
       must be a multiple of 32.
-    - When `tensorDataType` is TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B
-      or TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, the strides must be a
+    - When `tensor_data_type` is TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B or
+      TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, the strides must be a
       multiple of 32. Each following dimension specified includes previous dimension
       stride:
 
@@ -23368,23 +23495,23 @@ cpdef tensor_map_encode_tiled(int tensor_data_type, uint32_t tensor_rank, intptr
         globalStrides[i] = globalStrides[i – 1] * (globalDim[i] + padding[i]);
         assert(globalStrides[i] >= globalDim[i]);
 
-    - `boxDim` array, which specifies number of elements to be traversed along each of
-      the `tensorRank` dimensions, must be non-zero and less than or equal to 256.
+    - `box_dim` array, which specifies number of elements to be traversed along each of
+      the `tensor_rank` dimensions, must be non-zero and less than or equal to 256.
       Additionally, the following requirements need to be met:
-    - When `interleave` is TensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE, {
-      `boxDim`[0] * elementSizeInBytes( `tensorDataType` ) } must be a multiple of 16
+    - When `interleave` is TensorMapInterleave.TENSOR_MAP_INTERLEAVE_NONE, {
+      `box_dim`[0] * elementSizeInBytes( `tensor_data_type` ) } must be a multiple of 16
       bytes.
-    - When `tensorDataType` is TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B
-      or TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, boxDim[0] must be 128.
-    - `elementStrides` array, which specifies the iteration step along each of the
-      `tensorRank` dimensions, must be non-zero and less than or equal to 8. Note that
-      when `interleave` is TensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE, the first
+    - When `tensor_data_type` is TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B or
+      TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, boxDim[0] must be 128.
+    - `element_strides` array, which specifies the iteration step along each of the
+      `tensor_rank` dimensions, must be non-zero and less than or equal to 8. Note that
+      when `interleave` is TensorMapInterleave.TENSOR_MAP_INTERLEAVE_NONE, the first
       element of this array is ignored since TMA doesn’t support the stride for
-      dimension zero. When all elements of `elementStrides` array is one, `boxDim`
-      specifies the number of elements to load. However, if the `elementStrides`[i] is
-      not equal to one, then TMA loads ceil( `boxDim`[i] / `elementStrides`[i]) number
+      dimension zero. When all elements of `element_strides` array is one, `box_dim`
+      specifies the number of elements to load. However, if the `element_strides`[i] is
+      not equal to one, then TMA loads ceil( `box_dim`[i] / `element_strides`[i]) number
       of elements along i-th dimension. To load N elements along i-th dimension,
-      `boxDim`[i] must be set to N * `elementStrides`[i].
+      `box_dim`[i] must be set to N * `element_strides`[i].
     - `interleave` specifies the interleaved layout of type CUtensorMapInterleave, which
       is defined as:
 
@@ -23397,17 +23524,17 @@ cpdef tensor_map_encode_tiled(int tensor_data_type, uint32_t tensor_rank, intptr
 
     TMA supports interleaved layouts like NC/8HWC8 where C8 utilizes 16 bytes in memory
     assuming 2 byte per channel or NC/16HWC16 where C16 uses 32 bytes. When `interleave`
-    is TensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE and `swizzle` is not
-    TensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_NONE, the bounding box inner dimension
-    (computed as `boxDim`[0] multiplied by element size derived from `tensorDataType`)
-    must be less than or equal to the swizzle size.
+    is TensorMapInterleave.TENSOR_MAP_INTERLEAVE_NONE and `swizzle` is not
+    TensorMapSwizzle.TENSOR_MAP_SWIZZLE_NONE, the bounding box inner dimension (computed
+    as `box_dim`[0] multiplied by element size derived from `tensor_data_type`) must be
+    less than or equal to the swizzle size.
 
     - CU_TENSOR_MAP_SWIZZLE_32B requires the bounding box inner dimension to be <= 32.
     - CU_TENSOR_MAP_SWIZZLE_64B requires the bounding box inner dimension to be <= 64.
     - CU_TENSOR_MAP_SWIZZLE_128B* require the bounding box inner dimension to be <= 128.
-      Additionally, `tensorDataType` of
-      TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B requires `interleave` to
-      be TensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE.
+      Additionally, `tensor_data_type` of
+      TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B requires `interleave` to be
+      TensorMapInterleave.TENSOR_MAP_INTERLEAVE_NONE.
     - `swizzle`, which specifies the shared memory bank swizzling pattern, has to be of
       type CUtensorMapSwizzle which is defined as:
 
@@ -23427,22 +23554,22 @@ cpdef tensor_map_encode_tiled(int tensor_data_type, uint32_t tensor_rank, intptr
     in data organization may cause bank conflicts when shared memory is accessed. In
     order to avoid this problem, data can be loaded to shared memory with shuffling
     across shared memory banks. When `interleave` is
-    TensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_32B, `swizzle` must be
-    TensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_32B. Other interleave modes can have any
-    swizzling pattern. When the `tensorDataType` is
-    TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B, only the following swizzle
+    TensorMapInterleave.TENSOR_MAP_INTERLEAVE_32B, `swizzle` must be
+    TensorMapSwizzle.TENSOR_MAP_SWIZZLE_32B. Other interleave modes can have any
+    swizzling pattern. When the `tensor_data_type` is
+    TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B, only the following swizzle
     modes are supported:
 
     - CU_TENSOR_MAP_SWIZZLE_NONE (Load & Store)
     - CU_TENSOR_MAP_SWIZZLE_128B (Load & Store)
     - CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B (Load & Store)
-    - CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B (Store only) When the `tensorDataType` is
-      TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, only the following
-      swizzle modes are supported:
+    - CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B (Store only) When the `tensor_data_type` is
+      TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, only the following swizzle
+      modes are supported:
     - CU_TENSOR_MAP_SWIZZLE_NONE (Load only)
     - CU_TENSOR_MAP_SWIZZLE_128B (Load only)
     - CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B (Load only)
-    - `l2Promotion` specifies L2 fetch size which indicates the byte granurality at
+    - `l2promotion` specifies L2 fetch size which indicates the byte granurality at
       which L2 requests is filled from DRAM. It must be of type CUtensorMapL2promotion,
       which is defined as:
 
@@ -23454,7 +23581,7 @@ cpdef tensor_map_encode_tiled(int tensor_data_type, uint32_t tensor_rank, intptr
         CU_TENSOR_MAP_L2_PROMOTION_L2_256B
         } CUtensorMapL2promotion;
 
-    - `oobFill`, which indicates whether zero or a special NaN constant should be used
+    - `oob_fill`, which indicates whether zero or a special NaN constant should be used
       to fill out-of-bound elements, must be of type CUtensorMapFloatOOBfill which is
       defined as:
 
@@ -23464,54 +23591,55 @@ cpdef tensor_map_encode_tiled(int tensor_data_type, uint32_t tensor_rank, intptr
         CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
         } CUtensorMapFloatOOBfill;
 
-    Note that TensorMapFloatOOBFill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
-    can only be used when `tensorDataType` represents a floating-point data type, and
-    when `tensorDataType` is not TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B,
-    TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, and
-    TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B.
+    Note that TensorMapFloatOOBFill.NAN_REQUEST_ZERO_FMA can only be used when
+    `tensor_data_type` represents a floating-point data type, and when
+    `tensor_data_type` is not TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B,
+    TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, and
+    TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B.
 
     Parameters
     ----------
-    tensor_data_type : TensorMapDataType | int
+    tensor_data_type : int
         Tensor data type
     tensor_rank : int
         Dimensionality of tensor
-    global_address : Buffer | int
+    global_address : int
         Starting address of memory region described by tensor
-    global_dim : Sequence[int] | Buffer | int | None
-        Array containing tensor size (number of elements) along each of the `tensorRank`
+    global_dim : int
+        Array containing tensor size (number of elements) along each of the
+        `tensor_rank` dimensions
+    global_strides : int
+        Array containing stride size (in bytes) along each of the `tensor_rank` - 1
         dimensions
-    global_strides : Sequence[int] | Buffer | int | None
-        Array containing stride size (in bytes) along each of the `tensorRank` - 1
-        dimensions
-    box_dim : Sequence[int] | Buffer | int | None
+    box_dim : int
         Array containing traversal box size (number of elments) along each of the
-        `tensorRank` dimensions. Specifies how many elements to be traversed along each
+        `tensor_rank` dimensions. Specifies how many elements to be traversed along each
         tensor dimension.
-    element_strides : Sequence[int] | Buffer | int | None
-        Array containing traversal stride in each of the `tensorRank` dimensions
-    interleave : TensorMapInterleave | int
+    element_strides : int
+        Array containing traversal stride in each of the `tensor_rank` dimensions
+    interleave : int
         Type of interleaved layout the tensor addresses
-    swizzle : TensorMapSwizzle | int
+    swizzle : int
         Bank swizzling pattern inside shared memory
-    l2promotion : TensorMapL2Promotion | int
+    l2promotion : int
         L2 promotion size
-    oob_fill : TensorMapFloatOOBFill | int
+    oob_fill : int
         Indicate whether zero or special NaN constant must be used to fill out-of-bound
         elements
 
     Returns
     -------
-    tensorMap : TensorMap
+    tensor_map : TensorMap
         Tensor map object to create
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -23530,7 +23658,7 @@ cpdef tensor_map_encode_im2col(int tensor_data_type, uint32_t tensor_rank, intpt
     """Create a tensor map descriptor object representing im2col memory region.
 
     Creates a descriptor for Tensor Memory Access (TMA) object specified by the
-    parameters describing a im2col memory layout and returns it in `tensorMap`.
+    parameters describing a im2col memory layout and returns it in `tensor_map`.
 
     Tensor map objects are only supported on devices of compute capability 9.0 or
     higher. Additionally, a tensor map object is an opaque value, and, as such, should
@@ -23538,8 +23666,8 @@ cpdef tensor_map_encode_im2col(int tensor_data_type, uint32_t tensor_rank, intpt
 
     The parameters passed are bound to the following requirements:
 
-    - `tensorMap` address must be aligned to 64 bytes.
-    - `tensorDataType` has to be an enum from CUtensorMapDataType which is defined as:
+    - `tensor_map` address must be aligned to 64 bytes.
+    - `tensor_data_type` has to be an enum from CUtensorMapDataType which is defined as:
 
 
         typedef enum CUtensorMapDataType_enum {
@@ -23561,40 +23689,41 @@ cpdef tensor_map_encode_im2col(int tensor_data_type, uint32_t tensor_rank, intpt
         CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B    // 6 bits
         } CUtensorMapDataType;
 
-    TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B copies '16 x U4' packed
-    values to memory aligned as 8 bytes. There are no gaps between packed values.
-    TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B copies '16 x U4' packed
-    values to memory aligned as 16 bytes. There are 8 byte gaps between every 8 byte
-    chunk of packed values. TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B
-    copies '16 x U6' packed values to memory aligned as 16 bytes. There are 4 byte gaps
-    between every 12 byte chunk of packed values.
+    TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B copies '16 x U4' packed values
+    to memory aligned as 8 bytes. There are no gaps between packed values.
+    TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B copies '16 x U4' packed values
+    to memory aligned as 16 bytes. There are 8 byte gaps between every 8 byte chunk of
+    packed values. TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B copies '16 x U6'
+    packed values to memory aligned as 16 bytes. There are 4 byte gaps between every 12
+    byte chunk of packed values.
 
-    - `tensorRank`, which specifies the number of tensor dimensions, must be 3, 4, or 5.
-    - `globalAddress`, which specifies the starting address of the memory region
+    - `tensor_rank`, which specifies the number of tensor dimensions, must be 3, 4, or
+      5.
+    - `global_address`, which specifies the starting address of the memory region
       described, must be 16 byte aligned. The following requirements need to also be
       met:
-    - When `interleave` is TensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_32B,
-      `globalAddress` must be 32 byte aligned.
-    - When `tensorDataType` is TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B
-      or TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, `globalAddress` must
-      be 32 byte aligned.
-    - `globalDim` array, which specifies tensor size of each of the `tensorRank`
+    - When `interleave` is TensorMapInterleave.TENSOR_MAP_INTERLEAVE_32B,
+      `global_address` must be 32 byte aligned.
+    - When `tensor_data_type` is TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B or
+      TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, `global_address` must be 32
+      byte aligned.
+    - `global_dim` array, which specifies tensor size of each of the `tensor_rank`
       dimensions, must be non-zero and less than or equal to 2^32. Additionally, the
       following requirements need to be met for the packed data types:
-    - When `tensorDataType` is TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B
-      or TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, globalDim[0] must be a
+    - When `tensor_data_type` is TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B or
+      TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, globalDim[0] must be a
       multiple of 128.
-    - When `tensorDataType` is TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B,
-      `globalDim`[0] must be a multiple of 2.
+    - When `tensor_data_type` is TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B,
+      `global_dim`[0] must be a multiple of 2.
     - Dimension for the packed data types must reflect the number of individual U#
       values.
-    - `globalStrides` array, which specifies tensor stride of each of the lower
-      `tensorRank` - 1 dimensions in bytes, must be a multiple of 16 and less than 2^40.
-      Additionally, the following requirements need to be met:
-    - When `interleave` is TensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_32B, the strides
+    - `global_strides` array, which specifies tensor stride of each of the lower
+      `tensor_rank` - 1 dimensions in bytes, must be a multiple of 16 and less than
+      2^40. Additionally, the following requirements need to be met:
+    - When `interleave` is TensorMapInterleave.TENSOR_MAP_INTERLEAVE_32B, the strides
       must be a multiple of 32.
-    - When `tensorDataType` is TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B
-      or TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, the strides must be a
+    - When `tensor_data_type` is TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B or
+      TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, the strides must be a
       multiple of 32. Each following dimension specified includes previous dimension
       stride:
 
@@ -23604,40 +23733,40 @@ cpdef tensor_map_encode_im2col(int tensor_data_type, uint32_t tensor_rank, intpt
         globalStrides[i] = globalStrides[i – 1] * (globalDim[i] + padding[i]);
         assert(globalStrides[i] >= globalDim[i]);
 
-    - `pixelBoxLowerCorner` array specifies the coordinate offsets {D, H, W} of the
+    - `pixel_box_lower_corner` array specifies the coordinate offsets {D, H, W} of the
       bounding box from top/left/front corner. The number of offsets and their precision
       depend on the tensor dimensionality:
-    - When `tensorRank` is 3, one signed offset within range [-32768, 32767] is
+    - When `tensor_rank` is 3, one signed offset within range [-32768, 32767] is
       supported.
-    - When `tensorRank` is 4, two signed offsets each within range [-128, 127] are
+    - When `tensor_rank` is 4, two signed offsets each within range [-128, 127] are
       supported.
-    - When `tensorRank` is 5, three offsets each within range [-16, 15] are supported.
-    - `pixelBoxUpperCorner` array specifies the coordinate offsets {D, H, W} of the
+    - When `tensor_rank` is 5, three offsets each within range [-16, 15] are supported.
+    - `pixel_box_upper_corner` array specifies the coordinate offsets {D, H, W} of the
       bounding box from bottom/right/back corner. The number of offsets and their
       precision depend on the tensor dimensionality:
-    - When `tensorRank` is 3, one signed offset within range [-32768, 32767] is
+    - When `tensor_rank` is 3, one signed offset within range [-32768, 32767] is
       supported.
-    - When `tensorRank` is 4, two signed offsets each within range [-128, 127] are
+    - When `tensor_rank` is 4, two signed offsets each within range [-128, 127] are
       supported.
-    - When `tensorRank` is 5, three offsets each within range [-16, 15] are supported.
-      The bounding box specified by `pixelBoxLowerCorner` and `pixelBoxUpperCorner` must
-      have non-zero area.
-    - `channelsPerPixel`, which specifies the number of elements which must be accessed
-      along C dimension, must be less than or equal to 256. Additionally, when
-      `tensorDataType` is TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B or
-      TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, `channelsPerPixel` must
-      be 128.
-    - `pixelsPerColumn`, which specifies the number of elements that must be accessed
+    - When `tensor_rank` is 5, three offsets each within range [-16, 15] are supported.
+      The bounding box specified by `pixel_box_lower_corner` and
+      `pixel_box_upper_corner` must have non-zero area.
+    - `channels_per_pixel`, which specifies the number of elements which must be
+      accessed along C dimension, must be less than or equal to 256. Additionally, when
+      `tensor_data_type` is TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B or
+      TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, `channels_per_pixel` must be
+      128.
+    - `pixels_per_column`, which specifies the number of elements that must be accessed
       along the {N, D, H, W} dimensions, must be less than or equal to 1024.
-    - `elementStrides` array, which specifies the iteration step along each of the
-      `tensorRank` dimensions, must be non-zero and less than or equal to 8. Note that
-      when `interleave` is TensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE, the first
+    - `element_strides` array, which specifies the iteration step along each of the
+      `tensor_rank` dimensions, must be non-zero and less than or equal to 8. Note that
+      when `interleave` is TensorMapInterleave.TENSOR_MAP_INTERLEAVE_NONE, the first
       element of this array is ignored since TMA doesn’t support the stride for
-      dimension zero. When all elements of the `elementStrides` array are one, boxDim
-      specifies the number of elements to load. However, if `elementStrides`[i] is not
-      equal to one for some i, then TMA loads ceil( boxDim[i] / `elementStrides`[i])
+      dimension zero. When all elements of the `element_strides` array are one, boxDim
+      specifies the number of elements to load. However, if `element_strides`[i] is not
+      equal to one for some i, then TMA loads ceil( boxDim[i] / `element_strides`[i])
       number of elements along i-th dimension. To load N elements along i-th dimension,
-      boxDim[i] must be set to N * `elementStrides`[i].
+      boxDim[i] must be set to N * `element_strides`[i].
     - `interleave` specifies the interleaved layout of type CUtensorMapInterleave, which
       is defined as:
 
@@ -23650,17 +23779,17 @@ cpdef tensor_map_encode_im2col(int tensor_data_type, uint32_t tensor_rank, intpt
 
     TMA supports interleaved layouts like NC/8HWC8 where C8 utilizes 16 bytes in memory
     assuming 2 byte per channel or NC/16HWC16 where C16 uses 32 bytes. When `interleave`
-    is TensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE and `swizzle` is not
-    TensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_NONE, the bounding box inner dimension
-    (computed as `channelsPerPixel` multiplied by element size in bytes derived from
-    `tensorDataType`) must be less than or equal to the swizzle size.
+    is TensorMapInterleave.TENSOR_MAP_INTERLEAVE_NONE and `swizzle` is not
+    TensorMapSwizzle.TENSOR_MAP_SWIZZLE_NONE, the bounding box inner dimension (computed
+    as `channels_per_pixel` multiplied by element size in bytes derived from
+    `tensor_data_type`) must be less than or equal to the swizzle size.
 
     - CU_TENSOR_MAP_SWIZZLE_32B requires the bounding box inner dimension to be <= 32.
     - CU_TENSOR_MAP_SWIZZLE_64B requires the bounding box inner dimension to be <= 64.
     - CU_TENSOR_MAP_SWIZZLE_128B* require the bounding box inner dimension to be <= 128.
-      Additionally, `tensorDataType` of
-      TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B requires `interleave` to
-      be TensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE.
+      Additionally, `tensor_data_type` of
+      TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B requires `interleave` to be
+      TensorMapInterleave.TENSOR_MAP_INTERLEAVE_NONE.
     - `swizzle`, which specifies the shared memory bank swizzling pattern, has to be of
       type CUtensorMapSwizzle which is defined as:
 
@@ -23680,22 +23809,22 @@ cpdef tensor_map_encode_im2col(int tensor_data_type, uint32_t tensor_rank, intpt
     in data organization may cause bank conflicts when shared memory is accessed. In
     order to avoid this problem, data can be loaded to shared memory with shuffling
     across shared memory banks. When `interleave` is
-    TensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_32B, `swizzle` must be
-    TensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_32B. Other interleave modes can have any
-    swizzling pattern. When the `tensorDataType` is
-    TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B, only the following swizzle
+    TensorMapInterleave.TENSOR_MAP_INTERLEAVE_32B, `swizzle` must be
+    TensorMapSwizzle.TENSOR_MAP_SWIZZLE_32B. Other interleave modes can have any
+    swizzling pattern. When the `tensor_data_type` is
+    TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B, only the following swizzle
     modes are supported:
 
     - CU_TENSOR_MAP_SWIZZLE_NONE (Load & Store)
     - CU_TENSOR_MAP_SWIZZLE_128B (Load & Store)
     - CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B (Load & Store)
-    - CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B (Store only) When the `tensorDataType` is
-      TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, only the following
-      swizzle modes are supported:
+    - CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B (Store only) When the `tensor_data_type` is
+      TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, only the following swizzle
+      modes are supported:
     - CU_TENSOR_MAP_SWIZZLE_NONE (Load only)
     - CU_TENSOR_MAP_SWIZZLE_128B (Load only)
     - CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B (Load only)
-    - `l2Promotion` specifies L2 fetch size which indicates the byte granularity at
+    - `l2promotion` specifies L2 fetch size which indicates the byte granularity at
       which L2 requests are filled from DRAM. It must be of type CUtensorMapL2promotion,
       which is defined as:
 
@@ -23707,7 +23836,7 @@ cpdef tensor_map_encode_im2col(int tensor_data_type, uint32_t tensor_rank, intpt
         CU_TENSOR_MAP_L2_PROMOTION_L2_256B
         } CUtensorMapL2promotion;
 
-    - `oobFill`, which indicates whether zero or a special NaN constant should be used
+    - `oob_fill`, which indicates whether zero or a special NaN constant should be used
       to fill out-of-bound elements, must be of type CUtensorMapFloatOOBfill which is
       defined as:
 
@@ -23717,58 +23846,59 @@ cpdef tensor_map_encode_im2col(int tensor_data_type, uint32_t tensor_rank, intpt
         CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
         } CUtensorMapFloatOOBfill;
 
-    Note that TensorMapFloatOOBFill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
-    can only be used when `tensorDataType` represents a floating-point data type, and
-    when `tensorDataType` is not TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B,
-    TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, and
-    TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B.
+    Note that TensorMapFloatOOBFill.NAN_REQUEST_ZERO_FMA can only be used when
+    `tensor_data_type` represents a floating-point data type, and when
+    `tensor_data_type` is not TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B,
+    TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, and
+    TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B.
 
     Parameters
     ----------
-    tensor_data_type : TensorMapDataType | int
+    tensor_data_type : int
         Tensor data type
     tensor_rank : int
         Dimensionality of tensor; must be at least 3
-    global_address : Buffer | int
+    global_address : int
         Starting address of memory region described by tensor
-    global_dim : Sequence[int] | Buffer | int | None
-        Array containing tensor size (number of elements) along each of the `tensorRank`
+    global_dim : int
+        Array containing tensor size (number of elements) along each of the
+        `tensor_rank` dimensions
+    global_strides : int
+        Array containing stride size (in bytes) along each of the `tensor_rank` - 1
         dimensions
-    global_strides : Sequence[int] | Buffer | int | None
-        Array containing stride size (in bytes) along each of the `tensorRank` - 1
-        dimensions
-    pixel_box_lower_corner : Sequence[int] | Buffer | int | None
+    pixel_box_lower_corner : int
         Array containing DHW dimensions of lower box corner
-    pixel_box_upper_corner : Sequence[int] | Buffer | int | None
+    pixel_box_upper_corner : int
         Array containing DHW dimensions of upper box corner
     channels_per_pixel : int
         Number of channels per pixel
     pixels_per_column : int
         Number of pixels per column
-    element_strides : Sequence[int] | Buffer | int | None
-        Array containing traversal stride in each of the `tensorRank` dimensions
-    interleave : TensorMapInterleave | int
+    element_strides : int
+        Array containing traversal stride in each of the `tensor_rank` dimensions
+    interleave : int
         Type of interleaved layout the tensor addresses
-    swizzle : TensorMapSwizzle | int
+    swizzle : int
         Bank swizzling pattern inside shared memory
-    l2promotion : TensorMapL2Promotion | int
+    l2promotion : int
         L2 promotion size
-    oob_fill : TensorMapFloatOOBFill | int
+    oob_fill : int
         Indicate whether zero or special NaN constant will be used to fill out-of-bound
         elements
 
     Returns
     -------
-    tensorMap : TensorMap
+    tensor_map : TensorMap
         Tensor map object to create
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -23789,7 +23919,7 @@ cpdef tensor_map_encode_im2col_wide(int tensor_data_type, uint32_t tensor_rank, 
 
     Creates a descriptor for Tensor Memory Access (TMA) object specified by the
     parameters describing a im2col memory layout and where the row is always loaded
-    along the W dimensuin and returns it in `tensorMap`. This assumes the tensor layout
+    along the W dimensuin and returns it in `tensor_map`. This assumes the tensor layout
     in memory is either NDHWC, NHWC, or NWC.
 
     This API is only supported on devices of compute capability 10.0 or higher.
@@ -23798,8 +23928,8 @@ cpdef tensor_map_encode_im2col_wide(int tensor_data_type, uint32_t tensor_rank, 
 
     The parameters passed are bound to the following requirements:
 
-    - `tensorMap` address must be aligned to 64 bytes.
-    - `tensorDataType` has to be an enum from CUtensorMapDataType which is defined as:
+    - `tensor_map` address must be aligned to 64 bytes.
+    - `tensor_data_type` has to be an enum from CUtensorMapDataType which is defined as:
 
 
         typedef enum CUtensorMapDataType_enum {
@@ -23821,40 +23951,41 @@ cpdef tensor_map_encode_im2col_wide(int tensor_data_type, uint32_t tensor_rank, 
         CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B    // 6 bits
         } CUtensorMapDataType;
 
-    TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B copies '16 x U4' packed
-    values to memory aligned as 8 bytes. There are no gaps between packed values.
-    TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B copies '16 x U4' packed
-    values to memory aligned as 16 bytes. There are 8 byte gaps between every 8 byte
-    chunk of packed values. TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B
-    copies '16 x U6' packed values to memory aligned as 16 bytes. There are 4 byte gaps
-    between every 12 byte chunk of packed values.
+    TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B copies '16 x U4' packed values
+    to memory aligned as 8 bytes. There are no gaps between packed values.
+    TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B copies '16 x U4' packed values
+    to memory aligned as 16 bytes. There are 8 byte gaps between every 8 byte chunk of
+    packed values. TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B copies '16 x U6'
+    packed values to memory aligned as 16 bytes. There are 4 byte gaps between every 12
+    byte chunk of packed values.
 
-    - `tensorRank`, which specifies the number of tensor dimensions, must be 3, 4, or 5.
-    - `globalAddress`, which specifies the starting address of the memory region
+    - `tensor_rank`, which specifies the number of tensor dimensions, must be 3, 4, or
+      5.
+    - `global_address`, which specifies the starting address of the memory region
       described, must be 16 byte aligned. The following requirements need to also be
       met:
-    - When `interleave` is TensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_32B,
-      `globalAddress` must be 32 byte aligned.
-    - When `tensorDataType` is TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B
-      or TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, `globalAddress` must
-      be 32 byte aligned.
-    - `globalDim` array, which specifies tensor size of each of the `tensorRank`
+    - When `interleave` is TensorMapInterleave.TENSOR_MAP_INTERLEAVE_32B,
+      `global_address` must be 32 byte aligned.
+    - When `tensor_data_type` is TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B or
+      TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, `global_address` must be 32
+      byte aligned.
+    - `global_dim` array, which specifies tensor size of each of the `tensor_rank`
       dimensions, must be non-zero and less than or equal to 2^32. Additionally, the
       following requirements need to be met for the packed data types:
-    - When `tensorDataType` is TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B
-      or TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, globalDim[0] must be a
+    - When `tensor_data_type` is TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B or
+      TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, globalDim[0] must be a
       multiple of 128.
-    - When `tensorDataType` is TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B,
-      `globalDim`[0] must be a multiple of 2.
+    - When `tensor_data_type` is TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B,
+      `global_dim`[0] must be a multiple of 2.
     - Dimension for the packed data types must reflect the number of individual U#
       values.
-    - `globalStrides` array, which specifies tensor stride of each of the lower
-      `tensorRank` - 1 dimensions in bytes, must be a multiple of 16 and less than 2^40.
-      Additionally, the following requirements need to be met:
-    - When `interleave` is TensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_32B, the strides
+    - `global_strides` array, which specifies tensor stride of each of the lower
+      `tensor_rank` - 1 dimensions in bytes, must be a multiple of 16 and less than
+      2^40. Additionally, the following requirements need to be met:
+    - When `interleave` is TensorMapInterleave.TENSOR_MAP_INTERLEAVE_32B, the strides
       must be a multiple of 32.
-    - When `tensorDataType` is TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B
-      or TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, the strides must be a
+    - When `tensor_data_type` is TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B or
+      TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, the strides must be a
       multiple of 32. Each following dimension specified includes previous dimension
       stride:
 
@@ -23864,32 +23995,32 @@ cpdef tensor_map_encode_im2col_wide(int tensor_data_type, uint32_t tensor_rank, 
         globalStrides[i] = globalStrides[i – 1] * (globalDim[i] + padding[i]);
         assert(globalStrides[i] >= globalDim[i]);
 
-    - `pixelBoxLowerCornerWidth` specifies the coordinate offset W of the bounding box
-      from left corner. The offset must be within range [-32768, 32767].
-    - `pixelBoxUpperCornerWidth` specifies the coordinate offset W of the bounding box
-      from right corner. The offset must be within range [-32768, 32767].
+    - `pixel_box_lower_corner_width` specifies the coordinate offset W of the bounding
+      box from left corner. The offset must be within range [-32768, 32767].
+    - `pixel_box_upper_corner_width` specifies the coordinate offset W of the bounding
+      box from right corner. The offset must be within range [-32768, 32767].
 
-    The bounding box specified by `pixelBoxLowerCornerWidth` and
-    `pixelBoxUpperCornerWidth` must have non-zero area. Note that the size of the box
-    along D and H dimensions is always equal to one.
+    The bounding box specified by `pixel_box_lower_corner_width` and
+    `pixel_box_upper_corner_width` must have non-zero area. Note that the size of the
+    box along D and H dimensions is always equal to one.
 
-    - `channelsPerPixel`, which specifies the number of elements which must be accessed
-      along C dimension, must be less than or equal to 256. Additionally, when
-      `tensorDataType` is TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B or
-      TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, `channelsPerPixel` must
-      be 128.
-    - `pixelsPerColumn`, which specifies the number of elements that must be accessed
+    - `channels_per_pixel`, which specifies the number of elements which must be
+      accessed along C dimension, must be less than or equal to 256. Additionally, when
+      `tensor_data_type` is TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B or
+      TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, `channels_per_pixel` must be
+      128.
+    - `pixels_per_column`, which specifies the number of elements that must be accessed
       along the W dimension, must be less than or equal to 1024. This field is ignored
-      when `mode` is TensorMapIm2ColWideMode.CU_TENSOR_MAP_IM2COL_WIDE_MODE_W128.
-    - `elementStrides` array, which specifies the iteration step along each of the
-      `tensorRank` dimensions, must be non-zero and less than or equal to 8. Note that
-      when `interleave` is TensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE, the first
+      when `mode` is TensorMapIm2ColWideMode.W128.
+    - `element_strides` array, which specifies the iteration step along each of the
+      `tensor_rank` dimensions, must be non-zero and less than or equal to 8. Note that
+      when `interleave` is TensorMapInterleave.TENSOR_MAP_INTERLEAVE_NONE, the first
       element of this array is ignored since TMA doesn’t support the stride for
-      dimension zero. When all elements of the `elementStrides` array are one, boxDim
-      specifies the number of elements to load. However, if `elementStrides`[i] is not
-      equal to one for some i, then TMA loads ceil( boxDim[i] / `elementStrides`[i])
+      dimension zero. When all elements of the `element_strides` array are one, boxDim
+      specifies the number of elements to load. However, if `element_strides`[i] is not
+      equal to one for some i, then TMA loads ceil( boxDim[i] / `element_strides`[i])
       number of elements along i-th dimension. To load N elements along i-th dimension,
-      boxDim[i] must be set to N * `elementStrides`[i].
+      boxDim[i] must be set to N * `element_strides`[i].
     - `interleave` specifies the interleaved layout of type CUtensorMapInterleave, which
       is defined as:
 
@@ -23902,15 +24033,15 @@ cpdef tensor_map_encode_im2col_wide(int tensor_data_type, uint32_t tensor_rank, 
 
     TMA supports interleaved layouts like NC/8HWC8 where C8 utilizes 16 bytes in memory
     assuming 2 byte per channel or NC/16HWC16 where C16 uses 32 bytes. When `interleave`
-    is TensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE, the bounding box inner
-    dimension (computed as `channelsPerPixel` multiplied by element size in bytes
-    derived from `tensorDataType`) must be less than or equal to the swizzle size.
+    is TensorMapInterleave.TENSOR_MAP_INTERLEAVE_NONE, the bounding box inner dimension
+    (computed as `channels_per_pixel` multiplied by element size in bytes derived from
+    `tensor_data_type`) must be less than or equal to the swizzle size.
 
     - CU_TENSOR_MAP_SWIZZLE_64B requires the bounding box inner dimension to be <= 64.
     - CU_TENSOR_MAP_SWIZZLE_128B* require the bounding box inner dimension to be <= 128.
-      Additionally, `tensorDataType` of
-      TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B requires `interleave` to
-      be TensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE.
+      Additionally, `tensor_data_type` of
+      TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B requires `interleave` to be
+      TensorMapInterleave.TENSOR_MAP_INTERLEAVE_NONE.
     - `mode`, which describes loading of elements loaded along the W dimension, has to
       be one of the following CUtensorMapIm2ColWideMode types:
 
@@ -23918,9 +24049,8 @@ cpdef tensor_map_encode_im2col_wide(int tensor_data_type, uint32_t tensor_rank, 
                  CU_TENSOR_MAP_IM2COL_WIDE_MODE_W,
                  CU_TENSOR_MAP_IM2COL_WIDE_MODE_W128
 
-    TensorMapIm2ColWideMode.CU_TENSOR_MAP_IM2COL_WIDE_MODE_W allows the number of
-    elements loaded along the W dimension to be specified via the `pixelsPerColumn`
-    field.
+    TensorMapIm2ColWideMode.W allows the number of elements loaded along the W dimension
+    to be specified via the `pixels_per_column` field.
 
     - `swizzle`, which specifies the shared memory bank swizzling pattern, must be one
       of the following CUtensorMapSwizzle modes (other swizzle modes are not supported):
@@ -23936,17 +24066,17 @@ cpdef tensor_map_encode_im2col_wide(int tensor_data_type, uint32_t tensor_rank, 
     the order in which the application accesses data in shared memory. This difference
     in data organization may cause bank conflicts when shared memory is accessed. In
     order to avoid this problem, data can be loaded to shared memory with shuffling
-    across shared memory banks. When the `tensorDataType` is
-    TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B, only the following swizzle
+    across shared memory banks. When the `tensor_data_type` is
+    TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B, only the following swizzle
     modes are supported:
 
     - CU_TENSOR_MAP_SWIZZLE_128B (Load & Store)
-    - CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B (Load & Store) When the `tensorDataType` is
-      TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, only the following
-      swizzle modes are supported:
+    - CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B (Load & Store) When the `tensor_data_type` is
+      TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, only the following swizzle
+      modes are supported:
     - CU_TENSOR_MAP_SWIZZLE_128B (Load only)
     - CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B (Load only)
-    - `l2Promotion` specifies L2 fetch size which indicates the byte granularity at
+    - `l2promotion` specifies L2 fetch size which indicates the byte granularity at
       which L2 requests are filled from DRAM. It must be of type CUtensorMapL2promotion,
       which is defined as:
 
@@ -23958,7 +24088,7 @@ cpdef tensor_map_encode_im2col_wide(int tensor_data_type, uint32_t tensor_rank, 
         CU_TENSOR_MAP_L2_PROMOTION_L2_256B
         } CUtensorMapL2promotion;
 
-    - `oobFill`, which indicates whether zero or a special NaN constant should be used
+    - `oob_fill`, which indicates whether zero or a special NaN constant should be used
       to fill out-of-bound elements, must be of type CUtensorMapFloatOOBfill which is
       defined as:
 
@@ -23968,25 +24098,25 @@ cpdef tensor_map_encode_im2col_wide(int tensor_data_type, uint32_t tensor_rank, 
         CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
         } CUtensorMapFloatOOBfill;
 
-    Note that TensorMapFloatOOBFill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
-    can only be used when `tensorDataType` represents a floating-point data type, and
-    when `tensorDataType` is not TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B,
-    TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, and
-    TensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B.
+    Note that TensorMapFloatOOBFill.NAN_REQUEST_ZERO_FMA can only be used when
+    `tensor_data_type` represents a floating-point data type, and when
+    `tensor_data_type` is not TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B,
+    TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, and
+    TensorMapDataType.TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B.
 
     Parameters
     ----------
-    tensor_data_type : TensorMapDataType | int
+    tensor_data_type : int
         Tensor data type
     tensor_rank : int
         Dimensionality of tensor; must be at least 3
-    global_address : Buffer | int
+    global_address : int
         Starting address of memory region described by tensor
-    global_dim : Sequence[int] | Buffer | int | None
-        Array containing tensor size (number of elements) along each of the `tensorRank`
-        dimensions
-    global_strides : Sequence[int] | Buffer | int | None
-        Array containing stride size (in bytes) along each of the `tensorRank` - 1
+    global_dim : int
+        Array containing tensor size (number of elements) along each of the
+        `tensor_rank` dimensions
+    global_strides : int
+        Array containing stride size (in bytes) along each of the `tensor_rank` - 1
         dimensions
     pixel_box_lower_corner_width : int
         Width offset of left box corner
@@ -23996,32 +24126,33 @@ cpdef tensor_map_encode_im2col_wide(int tensor_data_type, uint32_t tensor_rank, 
         Number of channels per pixel
     pixels_per_column : int
         Number of pixels per column
-    element_strides : Sequence[int] | Buffer | int | None
-        Array containing traversal stride in each of the `tensorRank` dimensions
-    interleave : TensorMapInterleave | int
+    element_strides : int
+        Array containing traversal stride in each of the `tensor_rank` dimensions
+    interleave : int
         Type of interleaved layout the tensor addresses
-    mode : TensorMapIm2ColWideMode | int
+    mode : int
         W or W128 mode
-    swizzle : TensorMapSwizzle | int
+    swizzle : int
         Bank swizzling pattern inside shared memory
-    l2promotion : TensorMapL2Promotion | int
+    l2promotion : int
         L2 promotion size
-    oob_fill : TensorMapFloatOOBFill | int
+    oob_fill : int
         Indicate whether zero or special NaN constant will be used to fill out-of-bound
         elements
 
     Returns
     -------
-    tensorMap : TensorMap
+    tensor_map : TensorMap
         Tensor map object to create
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -24039,8 +24170,8 @@ cpdef tensor_map_encode_im2col_wide(int tensor_data_type, uint32_t tensor_rank, 
 cpdef tensor_map_replace_address(tensor_map, intptr_t global_address):
     """Modify an existing tensor map descriptor with an updated global address.
 
-    Modifies the descriptor for Tensor Memory Access (TMA) object passed in `tensorMap`
-    with an updated `globalAddress`.
+    Modifies the descriptor for Tensor Memory Access (TMA) object passed in `tensor_map`
+    with an updated `global_address`.
 
     Tensor map objects are only supported on devices of compute capability 9.0 or
     higher. Additionally, a tensor map object is an opaque value, and, as such, should
@@ -24050,7 +24181,7 @@ cpdef tensor_map_replace_address(tensor_map, intptr_t global_address):
     ----------
     tensor_map : TensorMap | int | None
         Tensor map object to modify
-    global_address : Buffer | int
+    global_address : int
         Starting address of memory region described by tensor, must follow previous
         alignment requirements
 
@@ -24061,10 +24192,11 @@ cpdef tensor_map_replace_address(tensor_map, intptr_t global_address):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -24081,29 +24213,30 @@ cpdef tensor_map_replace_address(tensor_map, intptr_t global_address):
 cpdef int device_can_access_peer(int dev, int peer_dev) except? -1:
     """Queries if a device may directly access a peer device's memory.
 
-    Returns, as `canAccessPeer`, a value of 1 if contexts on `dev` are capable of
-    directly accessing memory from contexts on `peerDev` and 0 otherwise. If direct
-    access of `peerDev` from `dev` is possible, then access may be enabled on two
+    Returns, as `can_access_peer`, a value of 1 if contexts on `dev` are capable of
+    directly accessing memory from contexts on `peer_dev` and 0 otherwise. If direct
+    access of `peer_dev` from `dev` is possible, then access may be enabled on two
     specific contexts by calling ctx_enable_peer_access.
 
     Parameters
     ----------
     dev : int
-        Device from which allocations on `peerDev` are to be directly accessed.
+        Device from which allocations on `peer_dev` are to be directly accessed.
     peer_dev : int
         Device on which the allocations to be directly accessed by `dev` reside.
 
     Returns
     -------
-    canAccessPeer : int
+    can_access_peer : int
         Returned access capability
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_DEVICE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_DEVICE
 
     See Also
     --------
@@ -24121,34 +24254,34 @@ cpdef int device_can_access_peer(int dev, int peer_dev) except? -1:
 cpdef ctx_enable_peer_access(intptr_t peer_context, unsigned int flags):
     """Enables direct access to memory allocations in a peer context.
 
-    If both the current context and `peerContext` are on devices which support unified
-    addressing (as may be queried using
-    DeviceAttribute.CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING) and same major compute
-    capability, then on success all allocations from `peerContext` will immediately be
-    accessible by the current context. See CUDA_UNIFIED for additional details.
+    If both the current context and `peer_context` are on devices which support unified
+    addressing (as may be queried using DeviceAttribute.UNIFIED_ADDRESSING) and same
+    major compute capability, then on success all allocations from `peer_context` will
+    immediately be accessible by the current context. See CUDA_UNIFIED for additional
+    details.
 
     Note that access granted by this call is unidirectional and that in order to access
-    memory from the current context in `peerContext`, a separate symmetric call to
+    memory from the current context in `peer_context`, a separate symmetric call to
     ctx_enable_peer_access is required.
 
     Note that there are both device-wide and system-wide limitations per system
     configuration, as noted in the CUDA Programming Guide under the section
     "Peer-to-Peer Memory Access".
 
-    Returns CUDA_ERROR_PEER_ACCESS_UNSUPPORTED if device_can_access_peer indicates that
-    the CUdevice of the current context cannot directly access memory from the CUdevice
-    of `peerContext`.
+    Returns ERROR_PEER_ACCESS_UNSUPPORTED if device_can_access_peer indicates that the
+    CUdevice of the current context cannot directly access memory from the CUdevice of
+    `peer_context`.
 
-    Returns CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED if direct access of `peerContext`
-    from the current context has already been enabled.
+    Returns ERROR_PEER_ACCESS_ALREADY_ENABLED if direct access of `peer_context` from
+    the current context has already been enabled.
 
-    Returns CUDA_ERROR_TOO_MANY_PEERS if direct peer access is not possible because
-    hardware resources required for peer access have been exhausted.
+    Returns ERROR_TOO_MANY_PEERS if direct peer access is not possible because hardware
+    resources required for peer access have been exhausted.
 
-    Returns CUDA_ERROR_INVALID_CONTEXT if there is no current context, `peerContext` is
-    not a valid context, or if the current context is `peerContext`.
+    Returns ERROR_INVALID_CONTEXT if there is no current context, `peer_context` is not
+    a valid context, or if the current context is `peer_context`.
 
-    Returns CUDA_ERROR_INVALID_VALUE if `Flags` is not 0.
+    Returns ERROR_INVALID_VALUE if `flags` is not 0.
 
     Parameters
     ----------
@@ -24164,12 +24297,12 @@ cpdef ctx_enable_peer_access(intptr_t peer_context, unsigned int flags):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED, CUDA_ERROR_TOO_MANY_PEERS,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_PEER_ACCESS_UNSUPPORTED,
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_PEER_ACCESS_ALREADY_ENABLED,
+        ERROR_TOO_MANY_PEERS, ERROR_INVALID_CONTEXT, ERROR_PEER_ACCESS_UNSUPPORTED,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -24186,11 +24319,11 @@ cpdef ctx_disable_peer_access(intptr_t peer_context):
     """Disables direct access to memory allocations in a peer context and unregisters
     any registered allocations.
 
-    Returns CUDA_ERROR_PEER_ACCESS_NOT_ENABLED if direct peer access has not yet been
-    enabled from `peerContext` to the current context.
+    Returns ERROR_PEER_ACCESS_NOT_ENABLED if direct peer access has not yet been enabled
+    from `peer_context` to the current context.
 
-    Returns CUDA_ERROR_INVALID_CONTEXT if there is no current context, or if
-    `peerContext` is not a valid context.
+    Returns ERROR_INVALID_CONTEXT if there is no current context, or if `peer_context`
+    is not a valid context.
 
     Parameters
     ----------
@@ -24204,10 +24337,11 @@ cpdef ctx_disable_peer_access(intptr_t peer_context):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_PEER_ACCESS_NOT_ENABLED, CUDA_ERROR_INVALID_CONTEXT,
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_PEER_ACCESS_NOT_ENABLED,
+        ERROR_INVALID_CONTEXT,
 
     See Also
     --------
@@ -24224,27 +24358,26 @@ cpdef int device_get_p2p_attribute(int attrib, int src_device, int dst_device) e
     """Queries attributes of the link between two devices.
 
     Returns, as `value`, the value of the requested attribute `attrib` of the link
-    between `srcDevice` and `dstDevice`. The supported attributes are:
+    between `src_device` and `dst_device`. The supported attributes are:
 
-    - DeviceP2PAttribute.CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK: A relative value
-      indicating the performance of the link between two devices.
-    - DeviceP2PAttribute.CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED P2P: 1 if P2P Access
-      is enable.
-    - DeviceP2PAttribute.CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED: 1 if Atomic
-      operations over the link are supported.
-    - DeviceP2PAttribute.CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED: 1 if
-      cudaArray can be accessed over the link.
+    - DeviceP2PAttribute.PERFORMANCE_RANK: A relative value indicating the performance
+      of the link between two devices.
+    - DeviceP2PAttribute.ACCESS_SUPPORTED P2P: 1 if P2P Access is enable.
+    - DeviceP2PAttribute.NATIVE_ATOMIC_SUPPORTED: 1 if Atomic operations over the link
+      are supported.
+    - DeviceP2PAttribute.CUDA_ARRAY_ACCESS_SUPPORTED: 1 if cudaArray can be accessed
+      over the link.
 
-    Returns CUDA_ERROR_INVALID_DEVICE if `srcDevice` or `dstDevice` are not valid or if
+    Returns ERROR_INVALID_DEVICE if `src_device` or `dst_device` are not valid or if
     they represent the same device.
 
-    Returns CUDA_ERROR_INVALID_VALUE if `attrib` is not valid or if `value` is a null
+    Returns ERROR_INVALID_VALUE if `attrib` is not valid or if `value` is a null
     pointer.
 
     Parameters
     ----------
-    attrib : DeviceP2PAttribute | int
-        The requested attribute of the link between `srcDevice` and `dstDevice`.
+    attrib : int
+        The requested attribute of the link between `src_device` and `dst_device`.
     src_device : int
         The source device of the target link.
     dst_device : int
@@ -24258,10 +24391,11 @@ cpdef int device_get_p2p_attribute(int attrib, int src_device, int dst_device) e
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_DEVICE,
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_DEVICE,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -24283,7 +24417,7 @@ cpdef graphics_unregister_resource(intptr_t resource):
     Unregisters the graphics resource `resource` so it is not accessible by CUDA unless
     registered again.
 
-    If `resource` is invalid then CUDA_ERROR_INVALID_HANDLE is returned.
+    If `resource` is invalid then ERROR_INVALID_HANDLE is returned.
 
     Parameters
     ----------
@@ -24297,10 +24431,11 @@ cpdef graphics_unregister_resource(intptr_t resource):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_UNKNOWN
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE, ERROR_UNKNOWN
 
     See Also
     --------
@@ -24318,16 +24453,16 @@ cpdef graphics_unregister_resource(intptr_t resource):
 cpdef intptr_t graphics_sub_resource_get_mapped_array(intptr_t resource, unsigned int array_index, unsigned int mip_level) except? 0:
     """Get an array through which to access a subresource of a mapped graphics resource.
 
-    Returns, as `pArray`, an array through which the subresource of the mapped graphics
-    resource `resource` which corresponds to array index `arrayIndex` and mipmap level
-    `mipLevel` may be accessed. The value set as `pArray` may change every time that
+    Returns, as `p_array`, an array through which the subresource of the mapped graphics
+    resource `resource` which corresponds to array index `array_index` and mipmap level
+    `mip_level` may be accessed. The value set as `p_array` may change every time that
     `resource` is mapped.
 
     If `resource` is not a texture then it cannot be accessed via an array and
-    CUDA_ERROR_NOT_MAPPED_AS_ARRAY is returned. If `arrayIndex` is not a valid array
-    index for `resource` then CUDA_ERROR_INVALID_VALUE is returned. If `mipLevel` is not
-    a valid mipmap level for `resource` then CUDA_ERROR_INVALID_VALUE is returned. If
-    `resource` is not mapped then CUDA_ERROR_NOT_MAPPED is returned.
+    ERROR_NOT_MAPPED_AS_ARRAY is returned. If `array_index` is not a valid array index
+    for `resource` then ERROR_INVALID_VALUE is returned. If `mip_level` is not a valid
+    mipmap level for `resource` then ERROR_INVALID_VALUE is returned. If `resource` is
+    not mapped then ERROR_NOT_MAPPED is returned.
 
     Parameters
     ----------
@@ -24341,17 +24476,18 @@ cpdef intptr_t graphics_sub_resource_get_mapped_array(intptr_t resource, unsigne
 
     Returns
     -------
-    pArray : int
+    p_array : int
         Returned array through which a subresource of `resource` may be accessed
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE,
-        CUDA_ERROR_NOT_MAPPED, CUDA_ERROR_NOT_MAPPED_AS_ARRAY
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_INVALID_HANDLE, ERROR_NOT_MAPPED,
+        ERROR_NOT_MAPPED_AS_ARRAY
 
     See Also
     --------
@@ -24369,13 +24505,13 @@ cpdef intptr_t graphics_sub_resource_get_mapped_array(intptr_t resource, unsigne
 cpdef intptr_t graphics_resource_get_mapped_mipmapped_array(intptr_t resource) except? 0:
     """Get a mipmapped array through which to access a mapped graphics resource.
 
-    Returns, as `pMipmappedArray`, a mipmapped array through which the mapped graphics
-    resource `resource`. The value set as `pMipmappedArray` may change every time that
+    Returns, as `p_mipmapped_array`, a mipmapped array through which the mapped graphics
+    resource `resource`. The value set as `p_mipmapped_array` may change every time that
     `resource` is mapped.
 
     If `resource` is not a texture then it cannot be accessed via a mipmapped array and
-    CUDA_ERROR_NOT_MAPPED_AS_ARRAY is returned. If `resource` is not mapped then
-    CUDA_ERROR_NOT_MAPPED is returned.
+    ERROR_NOT_MAPPED_AS_ARRAY is returned. If `resource` is not mapped then
+    ERROR_NOT_MAPPED is returned.
 
     Parameters
     ----------
@@ -24384,17 +24520,18 @@ cpdef intptr_t graphics_resource_get_mapped_mipmapped_array(intptr_t resource) e
 
     Returns
     -------
-    pMipmappedArray : int
+    p_mipmapped_array : int
         Returned mipmapped array through which `resource` may be accessed
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE,
-        CUDA_ERROR_NOT_MAPPED, CUDA_ERROR_NOT_MAPPED_AS_ARRAY
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_INVALID_HANDLE, ERROR_NOT_MAPPED,
+        ERROR_NOT_MAPPED_AS_ARRAY
 
     See Also
     --------
@@ -24412,14 +24549,14 @@ cpdef intptr_t graphics_resource_get_mapped_mipmapped_array(intptr_t resource) e
 cpdef tuple graphics_resource_get_mapped_pointer_v2(intptr_t resource):
     """Get a device pointer through which to access a mapped graphics resource.
 
-    Returns, as `pDevPtr`, a pointer through which the mapped graphics resource
-    `resource` may be accessed. Returns, as `pSize`, the size of the memory in bytes
+    Returns, as `p_dev_ptr`, a pointer through which the mapped graphics resource
+    `resource` may be accessed. Returns, as `p_size`, the size of the memory in bytes
     which may be accessed from that pointer. The value set in pPointer may change every
     time that `resource` is mapped.
 
     If `resource` is not a buffer then it cannot be accessed via a pointer and
-    CUDA_ERROR_NOT_MAPPED_AS_POINTER is returned. If `resource` is not mapped then
-    CUDA_ERROR_NOT_MAPPED is returned. *
+    ERROR_NOT_MAPPED_AS_POINTER is returned. If `resource` is not mapped then
+    ERROR_NOT_MAPPED is returned. *
 
     Parameters
     ----------
@@ -24428,19 +24565,20 @@ cpdef tuple graphics_resource_get_mapped_pointer_v2(intptr_t resource):
 
     Returns
     -------
-    pDevPtr : int
+    p_dev_ptr : int
         Returned pointer through which `resource` may be accessed
-    pSize : int
+    p_size : int
         Returned size of the buffer accessible starting at `pPointer`
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE,
-        CUDA_ERROR_NOT_MAPPED, CUDA_ERROR_NOT_MAPPED_AS_POINTER
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_INVALID_HANDLE, ERROR_NOT_MAPPED,
+        ERROR_NOT_MAPPED_AS_POINTER
 
     See Also
     --------
@@ -24465,9 +24603,9 @@ cpdef graphics_resource_set_map_flags_v2(intptr_t resource, unsigned int flags):
     Changes to `flags` will take effect the next time `resource` is mapped. The `flags`
     argument may be any of the following:
 
-    - GraphicsMapResourceFlags.CU_GRAPHICS_MAP_RESOURCE_FLAGS_NONE: Specifies no hints
-      about how this resource will be used. It is therefore assumed that this resource
-      will be read from and written to by CUDA kernels. This is the default value.
+    - GraphicsMapResourceFlags.NONE: Specifies no hints about how this resource will be
+      used. It is therefore assumed that this resource will be read from and written to
+      by CUDA kernels. This is the default value.
     - CU_GRAPHICS_MAP_RESOURCE_FLAGS_READONLY: Specifies that CUDA kernels which access
       this resource will not write to this resource.
     - CU_GRAPHICS_MAP_RESOURCE_FLAGS_WRITEDISCARD: Specifies that CUDA kernels which
@@ -24475,9 +24613,9 @@ cpdef graphics_resource_set_map_flags_v2(intptr_t resource, unsigned int flags):
       entire contents of the resource, so none of the data previously stored in the
       resource will be preserved.
 
-    If `resource` is presently mapped for access by CUDA then CUDA_ERROR_ALREADY_MAPPED
-    is returned. If `flags` is not one of the above values then CUDA_ERROR_INVALID_VALUE
-    is returned.
+    If `resource` is presently mapped for access by CUDA then ERROR_ALREADY_MAPPED is
+    returned. If `flags` is not one of the above values then ERROR_INVALID_VALUE is
+    returned.
 
     Parameters
     ----------
@@ -24493,11 +24631,11 @@ cpdef graphics_resource_set_map_flags_v2(intptr_t resource, unsigned int flags):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE,
-        CUDA_ERROR_ALREADY_MAPPED
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_INVALID_HANDLE, ERROR_ALREADY_MAPPED
 
     See Also
     --------
@@ -24523,9 +24661,9 @@ cpdef graphics_map_resources(unsigned int count, resources, intptr_t h_stream):
     before graphics_map_resources will complete before any subsequent CUDA work issued
     in stream begins.
 
-    If `resources` includes any duplicate entries then CUDA_ERROR_INVALID_HANDLE is
-    returned. If any of `resources` are presently mapped for access by CUDA then
-    CUDA_ERROR_ALREADY_MAPPED is returned.
+    If `resources` includes any duplicate entries then ERROR_INVALID_HANDLE is returned.
+    If any of `resources` are presently mapped for access by CUDA then
+    ERROR_ALREADY_MAPPED is returned.
 
     Parameters
     ----------
@@ -24543,11 +24681,11 @@ cpdef graphics_map_resources(unsigned int count, resources, intptr_t h_stream):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE,
-        CUDA_ERROR_ALREADY_MAPPED, CUDA_ERROR_UNKNOWN
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE, ERROR_ALREADY_MAPPED, ERROR_UNKNOWN
 
     See Also
     --------
@@ -24575,9 +24713,9 @@ cpdef graphics_unmap_resources(unsigned int count, resources, intptr_t h_stream)
     stream before graphics_unmap_resources will complete before any subsequently issued
     graphics work begins.
 
-    If `resources` includes any duplicate entries then CUDA_ERROR_INVALID_HANDLE is
-    returned. If any of `resources` are not presently mapped for access by CUDA then
-    CUDA_ERROR_NOT_MAPPED is returned.
+    If `resources` includes any duplicate entries then ERROR_INVALID_HANDLE is returned.
+    If any of `resources` are not presently mapped for access by CUDA then
+    ERROR_NOT_MAPPED is returned.
 
     Parameters
     ----------
@@ -24595,11 +24733,11 @@ cpdef graphics_unmap_resources(unsigned int count, resources, intptr_t h_stream)
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_NOT_MAPPED,
-        CUDA_ERROR_UNKNOWN
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE, ERROR_NOT_MAPPED, ERROR_UNKNOWN
 
     See Also
     --------
@@ -24631,41 +24769,39 @@ cpdef tuple get_proc_address_v2(symbol, int cuda_version, uint64_t flags):
     cudaTypedefs.h consists of function pointer typedefs for driver APIs defined in
     cuda.h.
 
-    The API will return CUDA_SUCCESS and set the returned `pfn` to NULL if the requested
+    The API will return SUCCESS and set the returned `pfn` to NULL if the requested
     driver function is not supported on the platform, no ABI compatible driver function
-    exists for the specified `cudaVersion` or if the driver symbol is invalid.
+    exists for the specified `cuda_version` or if the driver symbol is invalid.
 
-    It will also set the optional `symbolStatus` to one of the values in
+    It will also set the optional `symbol_status` to one of the values in
     CUdriverProcAddressQueryResult with the following meanings:
 
-    - DriverProcAddressQueryResult.CU_GET_PROC_ADDRESS_SUCCESS - The requested symbol
-      was succesfully found based on input arguments and `pfn` is valid
-    - DriverProcAddressQueryResult.CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND - The requested
-      symbol was not found
-    - DriverProcAddressQueryResult.CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT - The
-      requested symbol was found but is not supported by cudaVersion specified
+    - DriverProcAddressQueryResult.SUCCESS - The requested symbol was succesfully found
+      based on input arguments and `pfn` is valid
+    - DriverProcAddressQueryResult.SYMBOL_NOT_FOUND - The requested symbol was not found
+    - DriverProcAddressQueryResult.VERSION_NOT_SUFFICIENT - The requested symbol was
+      found but is not supported by cudaVersion specified
 
     The requested flags can be:
 
-    - DriverProcAddressFlags.CU_GET_PROC_ADDRESS_DEFAULT: This is the default mode. This
-      is equivalent to
-      DriverProcAddressFlags.CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM if the code
-      is compiled with --default-stream per-thread compilation flag or the macro
+    - DriverProcAddressFlags.DEFAULT: This is the default mode. This is equivalent to
+      DriverProcAddressFlags.PER_THREAD_DEFAULT_STREAM if the code is compiled with
+      --default-stream per-thread compilation flag or the macro
       CUDA_API_PER_THREAD_DEFAULT_STREAM is defined;
-      DriverProcAddressFlags.CU_GET_PROC_ADDRESS_LEGACY_STREAM otherwise.
-    - DriverProcAddressFlags.CU_GET_PROC_ADDRESS_LEGACY_STREAM: This will enable the
-      search for all driver symbols that match the requested driver symbol name except
-      the corresponding per-thread versions.
-    - DriverProcAddressFlags.CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM: This will
-      enable the search for all driver symbols that match the requested driver symbol
-      name including the per-thread versions. If a per-thread version is not found, the
-      API will return the legacy version of the driver function.
+      DriverProcAddressFlags.LEGACY_STREAM otherwise.
+    - DriverProcAddressFlags.LEGACY_STREAM: This will enable the search for all driver
+      symbols that match the requested driver symbol name except the corresponding
+      per-thread versions.
+    - DriverProcAddressFlags.PER_THREAD_DEFAULT_STREAM: This will enable the search for
+      all driver symbols that match the requested driver symbol name including the
+      per-thread versions. If a per-thread version is not found, the API will return the
+      legacy version of the driver function.
 
     Parameters
     ----------
     symbol : str | bytes
         The base name of the driver API function to look for. As an example, for the
-        driver API cuMemAlloc_v2, `symbol` would be cuMemAlloc and `cudaVersion` would
+        driver API cuMemAlloc_v2, `symbol` would be cuMemAlloc and `cuda_version` would
         be the ABI compatible CUDA version for the _v2 variant.
     cuda_version : int
         The CUDA version to look for the requested driver symbol
@@ -24676,16 +24812,17 @@ cpdef tuple get_proc_address_v2(symbol, int cuda_version, uint64_t flags):
     -------
     pfn : int
         Location to return the function pointer to the requested driver function
-    symbolStatus : int
+    symbol_status : int
         Optional location to store the status of the search for `symbol` based on
-        `cudaVersion`. See CUdriverProcAddressQueryResult for possible values.
+        `cuda_version`. See CUdriverProcAddressQueryResult for possible values.
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_SUPPORTED
+        ERROR_INVALID_VALUE, ERROR_NOT_SUPPORTED
 
     See Also
     --------
@@ -24711,13 +24848,14 @@ cpdef intptr_t get_export_table(p_export_table_id) except? 0:
 
     Returns
     -------
-    ppExportTable : int
+    pp_export_table : int
         ppExportTable
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`.
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`.
     """
     cdef cydriver.CUresult _status
     cdef void* _o_pp_export_table
@@ -24733,10 +24871,10 @@ cpdef intptr_t green_ctx_create(intptr_t desc, int dev, unsigned int flags) exce
     """Creates a green context with a specified set of resources.
 
     This API creates a green context with the resources specified in the descriptor
-    `desc` and returns it in the handle represented by `phCtx`. This API will retain the
-    primary context on device `dev`, which will is released when the green context is
-    destroyed. It is advised to have the primary context active before calling this API
-    to avoid the heavy cost of triggering primary context initialization and
+    `desc` and returns it in the handle represented by `ph_ctx`. This API will retain
+    the primary context on device `dev`, which will is released when the green context
+    is destroyed. It is advised to have the primary context active before calling this
+    API to avoid the heavy cost of triggering primary context initialization and
     deinitialization multiple times.
 
     The API does not set the green context current. In order to set it current, you need
@@ -24750,7 +24888,7 @@ cpdef intptr_t green_ctx_create(intptr_t desc, int dev, unsigned int flags) exce
 
     The supported flags are:
 
-    - GreenCtxCreateFlags.CU_GREEN_CTX_DEFAULT_STREAM : Creates a default stream to use
+    - GreenCtxCreateFlags.GREEN_CTX_DEFAULT_STREAM : Creates a default stream to use
       inside the green context. Required.
 
     Parameters
@@ -24762,20 +24900,21 @@ cpdef intptr_t green_ctx_create(intptr_t desc, int dev, unsigned int flags) exce
         Device on which to create the green context.
     flags : int
         One of the supported green context creation flags.
-        GreenCtxCreateFlags.CU_GREEN_CTX_DEFAULT_STREAM is required.
+        GreenCtxCreateFlags.GREEN_CTX_DEFAULT_STREAM is required.
 
     Returns
     -------
-    phCtx : int
+    ph_ctx : int
         Pointer for the output handle to the green context
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_DEVICE,
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_SUPPORTED, CUDA_ERROR_OUT_OF_MEMORY
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_DEVICE,
+        ERROR_INVALID_VALUE, ERROR_NOT_SUPPORTED, ERROR_OUT_OF_MEMORY
 
     See Also
     --------
@@ -24810,10 +24949,11 @@ cpdef green_ctx_destroy(intptr_t h_ctx):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_CONTEXT_IS_DESTROYED
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_CONTEXT_IS_DESTROYED
 
     See Also
     --------
@@ -24829,15 +24969,14 @@ cpdef green_ctx_destroy(intptr_t h_ctx):
 cpdef intptr_t ctx_from_green_ctx(intptr_t h_ctx) except? 0:
     """Converts a green context into the primary context.
 
-    The API converts a green context into the primary context returned as `pContext`. It
-    is important to note that the converted context `pContext` is a normal primary
-    context but with the resources of the specified green context `hCtx`. Once
+    The API converts a green context into the primary context returned as `p_context`.
+    It is important to note that the converted context `p_context` is a normal primary
+    context but with the resources of the specified green context `h_ctx`. Once
     converted, it can then be used to set the context current with ctx_set_current or
     with any of the CUDA APIs that accept a CUcontext parameter.
 
     Users are expected to call this API before calling any CUDA APIs that accept a
-    CUcontext. Failing to do so will result in the APIs returning
-    CUDA_ERROR_INVALID_CONTEXT.
+    CUcontext. Failing to do so will result in the APIs returning ERROR_INVALID_CONTEXT.
 
     Parameters
     ----------
@@ -24846,16 +24985,17 @@ cpdef intptr_t ctx_from_green_ctx(intptr_t h_ctx) except? 0:
 
     Returns
     -------
-    pContext : int
+    p_context : int
         Returned primary context with green context resources
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -24873,8 +25013,8 @@ cpdef intptr_t ctx_from_green_ctx(intptr_t h_ctx) except? 0:
 cpdef device_get_dev_resource(int device, int type):
     """Get device resources.
 
-    Get the `typename` resources available to the `device`. This may often be the
-    starting point for further partitioning or configuring of resources.
+    Get the `type` resources available to the `device`. This may often be the starting
+    point for further partitioning or configuring of resources.
 
     Note: The API is not supported on 32-bit platforms.
 
@@ -24882,7 +25022,7 @@ cpdef device_get_dev_resource(int device, int type):
     ----------
     device : int
         Device to get resource for
-    type : DevResourceType | int
+    type : int
         Type of resource to retrieve
 
     Returns
@@ -24893,11 +25033,11 @@ cpdef device_get_dev_resource(int device, int type):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_RESOURCE_TYPE, CUDA_ERROR_INVALID_VALUE,
-        CUDA_ERROR_INVALID_DEVICE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_RESOURCE_TYPE,
+        ERROR_INVALID_VALUE, ERROR_INVALID_DEVICE
 
     See Also
     --------
@@ -24915,7 +25055,7 @@ cpdef device_get_dev_resource(int device, int type):
 cpdef ctx_get_dev_resource(intptr_t h_ctx, int type):
     """Get context resources.
 
-    Get the `typename` resources available to the context represented by `hCtx`
+    Get the `type` resources available to the context represented by `h_ctx`
 
     Note: The API is not supported on 32-bit platforms.
 
@@ -24923,7 +25063,7 @@ cpdef ctx_get_dev_resource(intptr_t h_ctx, int type):
     ----------
     h_ctx : int
         Context to get resource for
-    type : DevResourceType | int
+    type : int
         Type of resource to retrieve
 
     Returns
@@ -24934,11 +25074,11 @@ cpdef ctx_get_dev_resource(intptr_t h_ctx, int type):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_RESOURCE_TYPE, CUDA_ERROR_INVALID_VALUE,
-        CUDA_ERROR_INVALID_CONTEXT
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_RESOURCE_TYPE,
+        ERROR_INVALID_VALUE, ERROR_INVALID_CONTEXT
 
     See Also
     --------
@@ -24956,13 +25096,13 @@ cpdef ctx_get_dev_resource(intptr_t h_ctx, int type):
 cpdef green_ctx_get_dev_resource(intptr_t h_ctx, int type):
     """Get green context resources.
 
-    Get the `typename` resources available to the green context represented by `hCtx`
+    Get the `type` resources available to the green context represented by `h_ctx`
 
     Parameters
     ----------
     h_ctx : int
         Green context to get resource for
-    type : DevResourceType | int
+    type : int
         Type of resource to retrieve
 
     Returns
@@ -24973,11 +25113,11 @@ cpdef green_ctx_get_dev_resource(intptr_t h_ctx, int type):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_RESOURCE_TYPE,
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_RESOURCE_TYPE, ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -24993,15 +25133,15 @@ cpdef green_ctx_get_dev_resource(intptr_t h_ctx, int type):
 
 
 cpdef tuple dev_sm_resource_split_by_count(input, unsigned int use_flags, unsigned int min_count):
-    """Splits DevResourceType.CU_DEV_RESOURCE_TYPE_SM resources.
+    """Splits DevResourceType.SM resources.
 
-    Splits DevResourceType.CU_DEV_RESOURCE_TYPE_SM resources into `nbGroups`, adhering
-    to the minimum SM count specified in `minCount` and the usage flags in `useFlags`.
-    If `result` is NULL, the API simulates a split and provides the amount of groups
-    that would be created in `nbGroups`. Otherwise, `nbGroups` must point to the amount
-    of elements in `result` and on return, the API will overwrite `nbGroups` with the
-    amount actually created. The groups are written to the array in `result`. `nbGroups`
-    can be less than the total amount if a smaller number of groups is needed.
+    Splits DevResourceType.SM resources into `nb_groups`, adhering to the minimum SM
+    count specified in `min_count` and the usage flags in `use_flags`. If `result` is
+    NULL, the API simulates a split and provides the amount of groups that would be
+    created in `nb_groups`. Otherwise, `nb_groups` must point to the amount of elements
+    in `result` and on return, the API will overwrite `nb_groups` with the amount
+    actually created. The groups are written to the array in `result`. `nb_groups` can
+    be less than the total amount if a smaller number of groups is needed.
 
     This API is used to spatially partition the input resource. The input resource needs
     to come from one of device_get_dev_resource, ctx_get_dev_resource, or
@@ -25012,7 +25152,7 @@ cpdef tuple dev_sm_resource_split_by_count(input, unsigned int use_flags, unsign
     When creating the groups, the API will take into account the performance and
     functional characteristics of the input resource, and guarantee a split that will
     create a disjoint set of symmetrical partitions. This may lead to fewer groups
-    created than purely dividing the total SM count by the `minCount` due to cluster
+    created than purely dividing the total SM count by the `min_count` due to cluster
     requirements or alignment and granularity requirements for the minCount.
 
     The remainder set does not have the same functional or performance guarantees as the
@@ -25021,32 +25161,31 @@ cpdef tuple dev_sm_resource_split_by_count(input, unsigned int use_flags, unsign
 
     The following flags are supported:
 
-    - DevSmResourceSplitFlags.CU_DEV_SM_RESOURCE_SPLIT_IGNORE_SM_COSCHEDULING : Lower
-      the minimum SM count and alignment, and treat each SM independent of its
-      hierarchy. This allows more fine grained partitions but at the cost of advanced
-      features (such as large clusters on compute capability 9.0+).
-    - DevSmResourceSplitFlags.CU_DEV_SM_RESOURCE_SPLIT_MAX_POTENTIAL_CLUSTER_SIZE :
-      Compute Capability 9.0+ only. Attempt to create groups that may allow for
-      maximally sized thread clusters. This can be queried post green context creation
-      using occupancy_max_potential_cluster_size.
+    - DevSmResourceSplitFlags.IGNORE_SM_COSCHEDULING : Lower the minimum SM count and
+      alignment, and treat each SM independent of its hierarchy. This allows more fine
+      grained partitions but at the cost of advanced features (such as large clusters on
+      compute capability 9.0+).
+    - DevSmResourceSplitFlags.MAX_POTENTIAL_CLUSTER_SIZE : Compute Capability 9.0+ only.
+      Attempt to create groups that may allow for maximally sized thread clusters. This
+      can be queried post green context creation using
+      occupancy_max_potential_cluster_size.
 
     A successful API call must either have:
 
-    - A valid array of `result` pointers of size passed in `nbGroups`, with `input_` of
-      type DevResourceType.CU_DEV_RESOURCE_TYPE_SM. Value of `minCount` must be between
-      0 and the SM count specified in `input_`. `remaining` may be NULL.
-    - NULL passed in for `result`, with a valid integer pointer in `nbGroups` and
-      `input_` of type DevResourceType.CU_DEV_RESOURCE_TYPE_SM. Value of `minCount` must
-      be between 0 and the SM count specified in `input_`. `remaining` may be NULL. This
-      queries the number of groups that would be created by the API.
+    - A valid array of `result` pointers of size passed in `nb_groups`, with `input` of
+      type DevResourceType.SM. Value of `min_count` must be between 0 and the SM count
+      specified in `input`. `remaining` may be NULL.
+    - NULL passed in for `result`, with a valid integer pointer in `nb_groups` and
+      `input` of type DevResourceType.SM. Value of `min_count` must be between 0 and the
+      SM count specified in `input`. `remaining` may be NULL. This queries the number of
+      groups that would be created by the API.
 
     Note: The API is not supported on 32-bit platforms.
 
     Parameters
     ----------
     input : DevResource_v1 | int | None
-        Input SM resource to be split. Must be a valid
-        DevResourceType.CU_DEV_RESOURCE_TYPE_SM resource.
+        Input SM resource to be split. Must be a valid DevResourceType.SM resource.
     use_flags : int
         Flags specifying how these partitions are used or which constraints to abide by
         when splitting the input. Zero is valid for default behavior.
@@ -25055,22 +25194,18 @@ cpdef tuple dev_sm_resource_split_by_count(input, unsigned int use_flags, unsign
 
     Returns
     -------
-    result : DevResource_v1
-        Output array of CUdevResource resources. Can be NULL to query the number of
-        groups.
-    remaining : DevResource_v1
-        If the input resource cannot be cleanly split among `nbGroups`, the remaining is
-        placed in here. Can be ommitted (NULL) if the user does not need the remaining
-        set.
+    memoryview
+    memoryview
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_DEVICE,
-        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_RESOURCE_TYPE,
-        CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_DEVICE,
+        ERROR_INVALID_VALUE, ERROR_INVALID_RESOURCE_TYPE,
+        ERROR_INVALID_RESOURCE_CONFIGURATION
 
     See Also
     --------
@@ -25102,14 +25237,13 @@ cpdef intptr_t dev_resource_generate_desc(resources, unsigned int nb_resources) 
 
     A successful API call must have:
 
-    - A valid output pointer for the `phDesc` descriptor as well as a valid array of
-      `resources` pointers, with the array size passed in `nbResources`. If multiple
+    - A valid output pointer for the `ph_desc` descriptor as well as a valid array of
+      `resources` pointers, with the array size passed in `nb_resources`. If multiple
       resources are provided in `resources`, the device they came from must be the same,
       otherwise CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION is returned. If multiple
-      resources are provided in `resources` and they are of type
-      DevResourceType.CU_DEV_RESOURCE_TYPE_SM, they must be outputs (whether result or
-      remaining) from the same split API instance, otherwise
-      CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION is returned.
+      resources are provided in `resources` and they are of type DevResourceType.SM,
+      they must be outputs (whether result or remaining) from the same split API
+      instance, otherwise CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION is returned.
 
     Note: The API is not supported on 32-bit platforms.
 
@@ -25122,16 +25256,17 @@ cpdef intptr_t dev_resource_generate_desc(resources, unsigned int nb_resources) 
 
     Returns
     -------
-    phDesc : int
+    ph_desc : int
         Output descriptor
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE,
-        CUDA_ERROR_INVALID_RESOURCE_TYPE, CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE,
+        ERROR_INVALID_RESOURCE_TYPE, ERROR_INVALID_RESOURCE_CONFIGURATION
 
     See Also
     --------
@@ -25150,11 +25285,11 @@ cpdef intptr_t dev_resource_generate_desc(resources, unsigned int nb_resources) 
 cpdef green_ctx_record_event(intptr_t h_ctx, intptr_t h_event):
     """Records an event.
 
-    Captures in `hEvent` all the activities of the green context of `hCtx` at the time
-    of this call. `hEvent` and `hCtx` must be from the same primary context otherwise
-    CUDA_ERROR_INVALID_HANDLE is returned. Calls such as event_query or
-    green_ctx_wait_event will then examine or wait for completion of the work that was
-    captured. Uses of `hCtx` after this call do not modify `hEvent`.
+    Captures in `h_event` all the activities of the green context of `h_ctx` at the time
+    of this call. `h_event` and `h_ctx` must be from the same primary context otherwise
+    ERROR_INVALID_HANDLE is returned. Calls such as event_query or green_ctx_wait_event
+    will then examine or wait for completion of the work that was captured. Uses of
+    `h_ctx` after this call do not modify `h_event`.
 
     Parameters
     ----------
@@ -25170,11 +25305,11 @@ cpdef green_ctx_record_event(intptr_t h_ctx, intptr_t h_event):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE,
-        CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE, ERROR_STREAM_CAPTURE_UNSUPPORTED
 
     See Also
     --------
@@ -25182,9 +25317,9 @@ cpdef green_ctx_record_event(intptr_t h_ctx, intptr_t h_event):
 
     Notes
     -----
-    The API will return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED if the specified green
-    context `hCtx` has a stream in the capture mode. In such a case, the call will
-    invalidate all the conflicting captures.
+    The API will return ERROR_STREAM_CAPTURE_UNSUPPORTED if the specified green context
+    `h_ctx` has a stream in the capture mode. In such a case, the call will invalidate
+    all the conflicting captures.
     """
     cdef cydriver.CUresult _status
     with nogil:
@@ -25196,8 +25331,8 @@ cpdef green_ctx_record_event(intptr_t h_ctx, intptr_t h_event):
 cpdef green_ctx_wait_event(intptr_t h_ctx, intptr_t h_event):
     """Make a green context wait on an event.
 
-    Makes all future work submitted to green context `hCtx` wait for all work captured
-    in `hEvent`. The synchronization will be performed on the device and will not block
+    Makes all future work submitted to green context `h_ctx` wait for all work captured
+    in `h_event`. The synchronization will be performed on the device and will not block
     the calling CPU thread. See green_ctx_record_event or event_record, for details on
     what is captured by an event.
 
@@ -25215,11 +25350,11 @@ cpdef green_ctx_wait_event(intptr_t h_ctx, intptr_t h_event):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE,
-        CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE, ERROR_STREAM_CAPTURE_UNSUPPORTED
 
     See Also
     --------
@@ -25227,11 +25362,11 @@ cpdef green_ctx_wait_event(intptr_t h_ctx, intptr_t h_event):
 
     Notes
     -----
-    `hEvent` may be from a different context or device than `hCtx`.
+    `h_event` may be from a different context or device than `h_ctx`.
 
-    The API will return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidate the capture
-    if the specified event `hEvent` is part of an ongoing capture sequence or if the
-    specified green context `hCtx` has a stream in the capture mode.
+    The API will return ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidate the capture if
+    the specified event `h_event` is part of an ongoing capture sequence or if the
+    specified green context `h_ctx` has a stream in the capture mode.
     """
     cdef cydriver.CUresult _status
     with nogil:
@@ -25246,17 +25381,17 @@ cpdef intptr_t stream_get_green_ctx(intptr_t h_stream) except? 0:
     Returns the CUDA green context that the stream is associated with, or NULL if the
     stream is not associated with any green context.
 
-    The stream handle `hStream` can refer to any of the following:
+    The stream handle `h_stream` can refer to any of the following:
 
     - a stream created via any of the CUDA driver APIs such as stream_create,
       stream_create_with_priority and green_ctx_stream_create, or their runtime API
       equivalents such as cudaStreamCreate, cudaStreamCreateWithFlags and
       cudaStreamCreateWithPriority. If during stream creation the context that was
       active in the calling thread was obtained with cuCtxFromGreenCtx, that green
-      context is returned as `phCtx`. Otherwise, `phCtx` is set to NULL instead.
+      context is returned as `ph_ctx`. Otherwise, `ph_ctx` is set to NULL instead.
     - special stream such as the NULL stream or CU_STREAM_LEGACY. In that case if
       context that is active in the calling thread was obtained with cuCtxFromGreenCtx,
-      that green context is returned. Otherwise, `phCtx` is set to NULL instead.
+      that green context is returned. Otherwise, `ph_ctx` is set to NULL instead.
 
     Passing an invalid handle will result in undefined behavior.
 
@@ -25267,16 +25402,17 @@ cpdef intptr_t stream_get_green_ctx(intptr_t h_stream) except? 0:
 
     Returns
     -------
-    phCtx : int
+    ph_ctx : int
         Returned green context associated with the stream
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE,
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE,
 
     See Also
     --------
@@ -25297,17 +25433,17 @@ cpdef intptr_t stream_get_green_ctx(intptr_t h_stream) except? 0:
 cpdef intptr_t green_ctx_stream_create(intptr_t green_ctx, unsigned int flags, int priority) except? 0:
     """Create a stream for use in the green context.
 
-    Creates a stream for use in the specified green context `greenCtx` and returns a
-    handle in `phStream`. The stream can be destroyed by calling stream_destroy_v2. Note
-    that the API ignores the context that is current to the calling thread and creates a
-    stream in the specified green context `greenCtx`.
+    Creates a stream for use in the specified green context `green_ctx` and returns a
+    handle in `ph_stream`. The stream can be destroyed by calling stream_destroy_v2.
+    Note that the API ignores the context that is current to the calling thread and
+    creates a stream in the specified green context `green_ctx`.
 
     The supported values for `flags` are:
 
-    - StreamFlags.CU_STREAM_NON_BLOCKING: This must be specified. It indicates that work
-      running in the created stream may run concurrently with work in the default
-      stream, and that the created stream should perform no implicit synchronization
-      with the default stream.
+    - StreamFlags.NON_BLOCKING: This must be specified. It indicates that work running
+      in the created stream may run concurrently with work in the default stream, and
+      that the created stream should perform no implicit synchronization with the
+      default stream.
 
     Specifying `priority` affects the scheduling priority of work in the stream.
     Priorities provide a hint to preferentially run work with higher priority when
@@ -25324,7 +25460,7 @@ cpdef intptr_t green_ctx_stream_create(intptr_t green_ctx, unsigned int flags, i
     green_ctx : int
         Green context for which to create the stream for
     flags : int
-        Flags for stream creation. StreamFlags.CU_STREAM_NON_BLOCKING must be specified.
+        Flags for stream creation. StreamFlags.NON_BLOCKING must be specified.
     priority : int
         Stream priority. Lower numbers represent higher priorities. See
         ctx_get_stream_priority_range for more information about meaningful stream
@@ -25332,16 +25468,17 @@ cpdef intptr_t green_ctx_stream_create(intptr_t green_ctx, unsigned int flags, i
 
     Returns
     -------
-    phStream : int
+    ph_stream : int
         Returned newly created stream
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_OUT_OF_MEMORY
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_OUT_OF_MEMORY
 
     See Also
     --------
@@ -25372,7 +25509,7 @@ cpdef intptr_t logs_register_callback(intptr_t callback_func, intptr_t user_data
     ----------
     callback_func : int
         The function to register as a callback
-    user_data : Buffer | int
+    user_data : int
         A generic pointer to user data. This is passed into the callback function.
 
     Returns
@@ -25383,9 +25520,10 @@ cpdef intptr_t logs_register_callback(intptr_t callback_func, intptr_t user_data
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_INVALID_VALUE
     """
     cdef cydriver.CUresult _status
     cdef cydriver.CUlogsCallbackHandle _o_callback_out
@@ -25411,9 +25549,10 @@ cpdef logs_unregister_callback(intptr_t callback):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_INVALID_VALUE
     """
     cdef cydriver.CUresult _status
     with nogil:
@@ -25439,9 +25578,10 @@ cpdef unsigned int logs_current(unsigned int flags) except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE
+        ERROR_INVALID_VALUE
     """
     cdef cydriver.CUresult _status
     cdef cydriver.CUlogIterator _o_iterator_out
@@ -25471,9 +25611,10 @@ cpdef int checkpoint_process_get_restore_thread_id(int pid) except? -1:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE CUDA_ERROR_NOT_INITIALIZED CUDA_ERROR_NOT_SUPPORTED
+        ERROR_INVALID_VALUE ERROR_NOT_INITIALIZED ERROR_NOT_SUPPORTED
     """
     cdef cydriver.CUresult _status
     cdef int _o_tid
@@ -25502,9 +25643,10 @@ cpdef int checkpoint_process_get_state(int pid) except? -1:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE CUDA_ERROR_NOT_INITIALIZED CUDA_ERROR_NOT_SUPPORTED
+        ERROR_INVALID_VALUE ERROR_NOT_INITIALIZED ERROR_NOT_SUPPORTED
     """
     cdef cydriver.CUresult _status
     cdef cydriver.CUprocessState _o_state
@@ -25540,10 +25682,11 @@ cpdef checkpoint_process_lock(int pid, args):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE CUDA_ERROR_NOT_INITIALIZED CUDA_ERROR_ILLEGAL_STATE
-        CUDA_ERROR_NOT_SUPPORTED CUDA_ERROR_NOT_READY
+        ERROR_INVALID_VALUE ERROR_NOT_INITIALIZED ERROR_ILLEGAL_STATE
+        ERROR_NOT_SUPPORTED ERROR_NOT_READY
     """
     cdef cydriver.CUresult _status
     cdef intptr_t _c_args = _struct_address(args)
@@ -25576,10 +25719,11 @@ cpdef checkpoint_process_checkpoint(int pid, args):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE CUDA_ERROR_NOT_INITIALIZED CUDA_ERROR_ILLEGAL_STATE
-        CUDA_ERROR_NOT_SUPPORTED
+        ERROR_INVALID_VALUE ERROR_NOT_INITIALIZED ERROR_ILLEGAL_STATE
+        ERROR_NOT_SUPPORTED
     """
     cdef cydriver.CUresult _status
     cdef intptr_t _c_args = _struct_address(args)
@@ -25614,10 +25758,11 @@ cpdef checkpoint_process_restore(int pid, args):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE CUDA_ERROR_NOT_INITIALIZED CUDA_ERROR_ILLEGAL_STATE
-        CUDA_ERROR_NOT_SUPPORTED
+        ERROR_INVALID_VALUE ERROR_NOT_INITIALIZED ERROR_ILLEGAL_STATE
+        ERROR_NOT_SUPPORTED
 
     See Also
     --------
@@ -25653,10 +25798,11 @@ cpdef checkpoint_process_unlock(int pid, args):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_VALUE CUDA_ERROR_NOT_INITIALIZED CUDA_ERROR_ILLEGAL_STATE
-        CUDA_ERROR_NOT_SUPPORTED
+        ERROR_INVALID_VALUE ERROR_NOT_INITIALIZED ERROR_ILLEGAL_STATE
+        ERROR_NOT_SUPPORTED
     """
     cdef cydriver.CUresult _status
     cdef intptr_t _c_args = _struct_address(args)
@@ -25670,18 +25816,17 @@ cpdef intptr_t graphics_gl_register_buffer(cydriver.GLuint buffer, unsigned int 
     """Registers an OpenGL buffer object.
 
     Registers the buffer object specified by `buffer` for access by CUDA. A handle to
-    the registered object is returned as `pCudaResource`. The register flags `Flags`
+    the registered object is returned as `p_cuda_resource`. The register flags `flags`
     specify the intended usage, as follows:
 
-    - GraphicsRegisterFlags.CU_GRAPHICS_REGISTER_FLAGS_NONE: Specifies no hints about
-      how this resource will be used. It is therefore assumed that this resource will be
-      read from and written to by CUDA. This is the default value.
-    - GraphicsRegisterFlags.CU_GRAPHICS_REGISTER_FLAGS_READ_ONLY: Specifies that CUDA
-      will not write to this resource.
-    - GraphicsRegisterFlags.CU_GRAPHICS_REGISTER_FLAGS_WRITE_DISCARD: Specifies that
-      CUDA will not read from this resource and will write over the entire contents of
-      the resource, so none of the data previously stored in the resource will be
-      preserved.
+    - GraphicsRegisterFlags.NONE: Specifies no hints about how this resource will be
+      used. It is therefore assumed that this resource will be read from and written to
+      by CUDA. This is the default value.
+    - GraphicsRegisterFlags.READ_ONLY: Specifies that CUDA will not write to this
+      resource.
+    - GraphicsRegisterFlags.WRITE_DISCARD: Specifies that CUDA will not read from this
+      resource and will write over the entire contents of the resource, so none of the
+      data previously stored in the resource will be preserved.
 
     Parameters
     ----------
@@ -25692,16 +25837,17 @@ cpdef intptr_t graphics_gl_register_buffer(cydriver.GLuint buffer, unsigned int 
 
     Returns
     -------
-    pCudaResource : int
+    p_cuda_resource : int
         Pointer to the returned object handle
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_ALREADY_MAPPED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_OPERATING_SYSTEM
+        ERROR_INVALID_HANDLE, ERROR_ALREADY_MAPPED, ERROR_INVALID_CONTEXT,
+        ERROR_OPERATING_SYSTEM
 
     See Also
     --------
@@ -25721,27 +25867,26 @@ cpdef intptr_t graphics_gl_register_image(cydriver.GLuint image, cydriver.GLenum
     """Register an OpenGL texture or renderbuffer object.
 
     Registers the texture or renderbuffer object specified by `image` for access by
-    CUDA. A handle to the registered object is returned as `pCudaResource`.
+    CUDA. A handle to the registered object is returned as `p_cuda_resource`.
 
     `target` must match the type of the object, and must be one of GL_TEXTURE_2D,
     GL_TEXTURE_RECTANGLE, GL_TEXTURE_CUBE_MAP, GL_TEXTURE_3D, GL_TEXTURE_2D_ARRAY, or
     GL_RENDERBUFFER.
 
-    The register flags `Flags` specify the intended usage, as follows:
+    The register flags `flags` specify the intended usage, as follows:
 
-    - GraphicsRegisterFlags.CU_GRAPHICS_REGISTER_FLAGS_NONE: Specifies no hints about
-      how this resource will be used. It is therefore assumed that this resource will be
-      read from and written to by CUDA. This is the default value.
-    - GraphicsRegisterFlags.CU_GRAPHICS_REGISTER_FLAGS_READ_ONLY: Specifies that CUDA
-      will not write to this resource.
-    - GraphicsRegisterFlags.CU_GRAPHICS_REGISTER_FLAGS_WRITE_DISCARD: Specifies that
-      CUDA will not read from this resource and will write over the entire contents of
-      the resource, so none of the data previously stored in the resource will be
-      preserved.
-    - GraphicsRegisterFlags.CU_GRAPHICS_REGISTER_FLAGS_SURFACE_LDST: Specifies that CUDA
-      will bind this resource to a surface reference.
-    - GraphicsRegisterFlags.CU_GRAPHICS_REGISTER_FLAGS_TEXTURE_GATHER: Specifies that
-      CUDA will perform texture gather operations on this resource.
+    - GraphicsRegisterFlags.NONE: Specifies no hints about how this resource will be
+      used. It is therefore assumed that this resource will be read from and written to
+      by CUDA. This is the default value.
+    - GraphicsRegisterFlags.READ_ONLY: Specifies that CUDA will not write to this
+      resource.
+    - GraphicsRegisterFlags.WRITE_DISCARD: Specifies that CUDA will not read from this
+      resource and will write over the entire contents of the resource, so none of the
+      data previously stored in the resource will be preserved.
+    - GraphicsRegisterFlags.SURFACE_LDST: Specifies that CUDA will bind this resource to
+      a surface reference.
+    - GraphicsRegisterFlags.TEXTURE_GATHER: Specifies that CUDA will perform texture
+      gather operations on this resource.
 
     The following image formats are supported. For brevity's sake, the list is
     abbreviated. For ex., {GL_R, GL_RG} X {8, 16} would expand to the following 4
@@ -25768,16 +25913,17 @@ cpdef intptr_t graphics_gl_register_image(cydriver.GLuint image, cydriver.GLenum
 
     Returns
     -------
-    pCudaResource : int
+    p_cuda_resource : int
         Pointer to the returned object handle
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_ALREADY_MAPPED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_OPERATING_SYSTEM
+        ERROR_INVALID_HANDLE, ERROR_ALREADY_MAPPED, ERROR_INVALID_CONTEXT,
+        ERROR_OPERATING_SYSTEM
 
     See Also
     --------
@@ -25797,9 +25943,9 @@ cpdef intptr_t graphics_egl_register_image(intptr_t image, unsigned int flags) e
     """Registers an EGL image.
 
     Registers the EGLImageKHR specified by `image` for access by CUDA. A handle to the
-    registered object is returned as `pCudaResource`. Additional Mapping/Unmapping is
+    registered object is returned as `p_cuda_resource`. Additional Mapping/Unmapping is
     not required for the registered resource and graphics_resource_get_mapped_egl_frame
-    can be directly called on the `pCudaResource`.
+    can be directly called on the `p_cuda_resource`.
 
     The application will be responsible for synchronizing access to shared objects. The
     application must ensure that any pending operation which access the objects have
@@ -25812,15 +25958,14 @@ cpdef intptr_t graphics_egl_register_image(intptr_t image, unsigned int flags) e
 
     The surface's intended usage is specified using `flags`, as follows:
 
-    - GraphicsMapResourceFlags.CU_GRAPHICS_MAP_RESOURCE_FLAGS_NONE: Specifies no hints
-      about how this resource will be used. It is therefore assumed that this resource
-      will be read from and written to by CUDA. This is the default value.
-    - GraphicsMapResourceFlags.CU_GRAPHICS_MAP_RESOURCE_FLAGS_READ_ONLY: Specifies that
-      CUDA will not write to this resource.
-    - GraphicsMapResourceFlags.CU_GRAPHICS_MAP_RESOURCE_FLAGS_WRITE_DISCARD: Specifies
-      that CUDA will not read from this resource and will write over the entire contents
-      of the resource, so none of the data previously stored in the resource will be
-      preserved.
+    - GraphicsMapResourceFlags.NONE: Specifies no hints about how this resource will be
+      used. It is therefore assumed that this resource will be read from and written to
+      by CUDA. This is the default value.
+    - GraphicsMapResourceFlags.READ_ONLY: Specifies that CUDA will not write to this
+      resource.
+    - GraphicsMapResourceFlags.WRITE_DISCARD: Specifies that CUDA will not read from
+      this resource and will write over the entire contents of the resource, so none of
+      the data previously stored in the resource will be preserved.
 
     The EGLImageKHR is an object which can be used to create EGLImage target resource.
     It is defined as a void pointer. typedef void* EGLImageKHR
@@ -25834,16 +25979,16 @@ cpdef intptr_t graphics_egl_register_image(intptr_t image, unsigned int flags) e
 
     Returns
     -------
-    pCudaResource : int
+    p_cuda_resource : int
         Pointer to the returned object handle
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_ALREADY_MAPPED,
-        CUDA_ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE, ERROR_ALREADY_MAPPED, ERROR_INVALID_CONTEXT,
 
     See Also
     --------
@@ -25881,9 +26026,10 @@ cpdef intptr_t egl_stream_consumer_connect(intptr_t stream) except? 0:
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE, ERROR_INVALID_CONTEXT,
 
     See Also
     --------
@@ -25907,7 +26053,7 @@ cpdef intptr_t egl_stream_consumer_connect_with_flags(intptr_t stream, unsigned 
     `flags` defined by CUeglResourceLocationFlags.
 
     The flags specify whether the consumer wants to access frames from system memory or
-    video memory. Default is EglResourceLocationFlags.CU_EGL_RESOURCE_LOCATION_VIDMEM.
+    video memory. Default is EglResourceLocationFlags.VIDMEM.
 
     Parameters
     ----------
@@ -25924,9 +26070,10 @@ cpdef intptr_t egl_stream_consumer_connect_with_flags(intptr_t stream, unsigned 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE, ERROR_INVALID_CONTEXT,
 
     See Also
     --------
@@ -25960,9 +26107,10 @@ cpdef egl_stream_consumer_disconnect(intptr_t conn):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE, ERROR_INVALID_CONTEXT,
 
     See Also
     --------
@@ -25985,14 +26133,12 @@ cpdef intptr_t egl_stream_consumer_acquire_frame(intptr_t conn, intptr_t p_strea
     presented by the producer unless explicitly disabled by setting EGL_SUPPORT_REUSE_NV
     flag to EGL_FALSE during stream initialization. By default, EGLStream is created
     with this flag set to EGL_TRUE. graphics_resource_get_mapped_egl_frame can be called
-    on `pCudaResource` to get CUeglFrame.
+    on `p_cuda_resource` to get CUeglFrame.
 
     Parameters
     ----------
     conn : int
         Connection on which to acquire
-    p_cuda_resource : int
-        CUDA resource on which the stream frame will be mapped for use.
     p_stream : int
         CUDA stream for synchronization and any data migrations implied by
         CUeglResourceLocationFlags.
@@ -26004,14 +26150,16 @@ cpdef intptr_t egl_stream_consumer_acquire_frame(intptr_t conn, intptr_t p_strea
 
     Returns
     -------
-    None
+    p_cuda_resource : int
+        CUDA resource on which the stream frame will be mapped for use.
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_LAUNCH_TIMEOUT,
+        ERROR_INVALID_HANDLE, ERROR_LAUNCH_TIMEOUT,
 
     See Also
     --------
@@ -26033,7 +26181,7 @@ cpdef intptr_t egl_stream_consumer_acquire_frame(intptr_t conn, intptr_t p_strea
 cpdef egl_stream_consumer_release_frame(intptr_t conn, intptr_t p_cuda_resource, intptr_t p_stream):
     """Releases the last frame acquired from the EGLStream.
 
-    Release the acquired image frame specified by `pCudaResource` to EGLStreamKHR. If
+    Release the acquired image frame specified by `p_cuda_resource` to EGLStreamKHR. If
     EGL_SUPPORT_REUSE_NV flag is set to EGL_TRUE, at the time of EGL creation this API
     doesn't release the last frame acquired on the EGLStream. By default, EGLStream is
     created with this flag set to EGL_TRUE.
@@ -26054,9 +26202,10 @@ cpdef egl_stream_consumer_release_frame(intptr_t conn, intptr_t p_cuda_resource,
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_HANDLE,
+        ERROR_INVALID_HANDLE,
 
     See Also
     --------
@@ -26098,9 +26247,10 @@ cpdef intptr_t egl_stream_producer_connect(intptr_t stream, unsigned int width, 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE, ERROR_INVALID_CONTEXT,
 
     See Also
     --------
@@ -26133,9 +26283,10 @@ cpdef egl_stream_producer_disconnect(intptr_t conn):
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE, ERROR_INVALID_CONTEXT,
 
     See Also
     --------
@@ -26158,8 +26309,8 @@ cpdef egl_stream_producer_present_frame(intptr_t conn, intptr_t eglframe, intptr
     is freed and reused it may lead to undefined behavior.
 
     If producer and consumer are on different GPUs (iGPU and dGPU) then frametype
-    EglFrameType.CU_EGL_FRAME_TYPE_ARRAY is not supported.
-    EglFrameType.CU_EGL_FRAME_TYPE_PITCH can be used for such cross-device applications.
+    EglFrameType.ARRAY is not supported. EglFrameType.PITCH can be used for such
+    cross-device applications.
 
     The CUeglFrame is defined as:
 
@@ -26180,16 +26331,16 @@ cpdef egl_stream_producer_present_frame(intptr_t conn, intptr_t eglframe, intptr
             CUarray_format cuFormat;
         } CUeglFrame;
 
-    For CUeglFrame of type EglFrameType.CU_EGL_FRAME_TYPE_PITCH, the application may
-    present sub-region of a memory allocation. In that case, the pitched pointer will
-    specify the start address of the sub-region in the allocation and corresponding
-    CUeglFrame fields will specify the dimensions of the sub-region.
+    For CUeglFrame of type EglFrameType.PITCH, the application may present sub-region of
+    a memory allocation. In that case, the pitched pointer will specify the start
+    address of the sub-region in the allocation and corresponding CUeglFrame fields will
+    specify the dimensions of the sub-region.
 
     Parameters
     ----------
     conn : int
         Connection on which to present the CUDA array
-    eglframe : EglFrame_v1
+    eglframe : int
         CUDA Eglstream Proucer Frame handle to be sent to the consumer over EglStream.
     p_stream : int
         CUDA stream on which to present the frame.
@@ -26201,9 +26352,10 @@ cpdef egl_stream_producer_present_frame(intptr_t conn, intptr_t eglframe, intptr
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_HANDLE,
+        ERROR_INVALID_HANDLE,
 
     See Also
     --------
@@ -26229,7 +26381,7 @@ cpdef egl_stream_producer_return_frame(intptr_t conn, intptr_t eglframe, intptr_
     ----------
     conn : int
         Connection on which to return
-    eglframe : EglFrame_v1 | int | None
+    eglframe : int
         CUDA Eglstream Proucer Frame handle returned from the consumer over EglStream.
     p_stream : int
         CUDA stream on which to return the frame.
@@ -26241,9 +26393,10 @@ cpdef egl_stream_producer_return_frame(intptr_t conn, intptr_t eglframe, intptr_
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_LAUNCH_TIMEOUT
+        ERROR_INVALID_HANDLE, ERROR_LAUNCH_TIMEOUT
 
     See Also
     --------
@@ -26262,7 +26415,7 @@ cpdef egl_stream_producer_return_frame(intptr_t conn, intptr_t eglframe, intptr_
 cpdef graphics_resource_get_mapped_egl_frame(intptr_t egl_frame, intptr_t resource, unsigned int index, unsigned int mip_level):
     """Get an eglFrame through which to access a registered EGL graphics resource.
 
-    Returns, as `eglFrame`, an eglFrame pointer through which the registered graphics
+    Returns in `egl_frame` an eglFrame pointer through which the registered graphics
     resource `resource` may be accessed. This API can only be called for registered EGL
     graphics resources.
 
@@ -26285,10 +26438,12 @@ cpdef graphics_resource_get_mapped_egl_frame(intptr_t egl_frame, intptr_t resour
             CUarray_format cuFormat;
         } CUeglFrame;
 
-    If `resource` is not registered then CUDA_ERROR_NOT_MAPPED is returned. *
+    If `resource` is not registered then ERROR_NOT_MAPPED is returned. *
 
     Parameters
     ----------
+    egl_frame : int
+        Returned eglFrame.
     resource : int
         Registered resource to access.
     index : int
@@ -26298,17 +26453,16 @@ cpdef graphics_resource_get_mapped_egl_frame(intptr_t egl_frame, intptr_t resour
 
     Returns
     -------
-    eglFrame : EglFrame_v1
-        Returned eglFrame.
+    None
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE,
-        CUDA_ERROR_NOT_MAPPED
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_INVALID_HANDLE, ERROR_NOT_MAPPED
 
     See Also
     --------
@@ -26327,16 +26481,15 @@ cpdef graphics_resource_get_mapped_egl_frame(intptr_t egl_frame, intptr_t resour
 cpdef intptr_t event_create_from_egl_sync(intptr_t egl_sync, unsigned int flags) except? 0:
     """Creates an event from EGLSync object.
 
-    Creates an event `phEvent` from an EGLSyncKHR eglSync with the flags specified via
+    Creates an event `ph_event` from an EGLSyncKHR eglSync with the flags specified via
     `flags`. Valid flags include:
 
-    - EventFlags.CU_EVENT_DEFAULT: Default event creation flag.
-    - EventFlags.CU_EVENT_BLOCKING_SYNC: Specifies that the created event should use
-      blocking synchronization. A CPU thread that uses event_synchronize to wait on an
-      event created with this flag will block until the event has actually been
-      completed.
+    - EventFlags.DEFAULT: Default event creation flag.
+    - EventFlags.BLOCKING_SYNC: Specifies that the created event should use blocking
+      synchronization. A CPU thread that uses event_synchronize to wait on an event
+      created with this flag will block until the event has actually been completed.
 
-    Once the `eglSync` gets destroyed, event_destroy_v2 is the only API that can be
+    Once the `egl_sync` gets destroyed, event_destroy_v2 is the only API that can be
     invoked on the event.
 
     event_record and TimingData are not supported for events created from EGLSync.
@@ -26352,16 +26505,17 @@ cpdef intptr_t event_create_from_egl_sync(intptr_t egl_sync, unsigned int flags)
 
     Returns
     -------
-    phEvent : int
+    ph_event : int
         Returns newly created event
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_OUT_OF_MEMORY
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_OUT_OF_MEMORY
 
     See Also
     --------
@@ -26379,27 +26533,29 @@ cpdef intptr_t event_create_from_egl_sync(intptr_t egl_sync, unsigned int flags)
 cpdef int vdpau_get_device(cydriver.VdpDevice vdp_device, intptr_t vdp_get_proc_address) except? -1:
     """Gets the CUDA device associated with a VDPAU device.
 
-    Returns, as `pDevice`, the CUDA device associated with a `vdpDevice`, if applicable.
+    Returns, as `p_device`, the CUDA device associated with a `vdp_device`, if
+    applicable.
 
     Parameters
     ----------
     vdp_device : int
         A VdpDevice handle
-    vdp_get_proc_address : Buffer | int
+    vdp_get_proc_address : int
         VDPAU's VdpGetProcAddress function pointer
 
     Returns
     -------
-    pDevice : int
+    p_device : int
         Device associated with vdpDevice
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
 
     See Also
     --------
@@ -26433,21 +26589,22 @@ cpdef intptr_t vdpau_ctx_create_v2(unsigned int flags, int device, cydriver.VdpD
         Device on which to create the context
     vdp_device : int
         The VdpDevice to interop with
-    vdp_get_proc_address : Buffer | int
+    vdp_get_proc_address : int
         VDPAU's VdpGetProcAddress function pointer
 
     Returns
     -------
-    pCtx : int
+    p_ctx : int
         Returned CUDA context
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_OUT_OF_MEMORY
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_OUT_OF_MEMORY
 
     See Also
     --------
@@ -26468,19 +26625,18 @@ cpdef intptr_t vdpau_ctx_create_v2(unsigned int flags, int device, cydriver.VdpD
 cpdef intptr_t graphics_vdpau_register_video_surface(cydriver.VdpVideoSurface vdp_surface, unsigned int flags) except? 0:
     """Registers a VDPAU VdpVideoSurface object.
 
-    Registers the VdpVideoSurface specified by `vdpSurface` for access by CUDA. A handle
-    to the registered object is returned as `pCudaResource`. The surface's intended
-    usage is specified using `flags`, as follows:
+    Registers the VdpVideoSurface specified by `vdp_surface` for access by CUDA. A
+    handle to the registered object is returned as `p_cuda_resource`. The surface's
+    intended usage is specified using `flags`, as follows:
 
-    - GraphicsMapResourceFlags.CU_GRAPHICS_MAP_RESOURCE_FLAGS_NONE: Specifies no hints
-      about how this resource will be used. It is therefore assumed that this resource
-      will be read from and written to by CUDA. This is the default value.
-    - GraphicsMapResourceFlags.CU_GRAPHICS_MAP_RESOURCE_FLAGS_READ_ONLY: Specifies that
-      CUDA will not write to this resource.
-    - GraphicsMapResourceFlags.CU_GRAPHICS_MAP_RESOURCE_FLAGS_WRITE_DISCARD: Specifies
-      that CUDA will not read from this resource and will write over the entire contents
-      of the resource, so none of the data previously stored in the resource will be
-      preserved.
+    - GraphicsMapResourceFlags.NONE: Specifies no hints about how this resource will be
+      used. It is therefore assumed that this resource will be read from and written to
+      by CUDA. This is the default value.
+    - GraphicsMapResourceFlags.READ_ONLY: Specifies that CUDA will not write to this
+      resource.
+    - GraphicsMapResourceFlags.WRITE_DISCARD: Specifies that CUDA will not read from
+      this resource and will write over the entire contents of the resource, so none of
+      the data previously stored in the resource will be preserved.
 
     The VdpVideoSurface is presented as an array of subresources that may be accessed
     using pointers returned by graphics_sub_resource_get_mapped_array. The exact number
@@ -26506,16 +26662,16 @@ cpdef intptr_t graphics_vdpau_register_video_surface(cydriver.VdpVideoSurface vd
 
     Returns
     -------
-    pCudaResource : int
+    p_cuda_resource : int
         Pointer to the returned object handle
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_ALREADY_MAPPED,
-        CUDA_ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE, ERROR_ALREADY_MAPPED, ERROR_INVALID_CONTEXT,
 
     See Also
     --------
@@ -26537,19 +26693,18 @@ cpdef intptr_t graphics_vdpau_register_video_surface(cydriver.VdpVideoSurface vd
 cpdef intptr_t graphics_vdpau_register_output_surface(cydriver.VdpOutputSurface vdp_surface, unsigned int flags) except? 0:
     """Registers a VDPAU VdpOutputSurface object.
 
-    Registers the VdpOutputSurface specified by `vdpSurface` for access by CUDA. A
-    handle to the registered object is returned as `pCudaResource`. The surface's
+    Registers the VdpOutputSurface specified by `vdp_surface` for access by CUDA. A
+    handle to the registered object is returned as `p_cuda_resource`. The surface's
     intended usage is specified using `flags`, as follows:
 
-    - GraphicsMapResourceFlags.CU_GRAPHICS_MAP_RESOURCE_FLAGS_NONE: Specifies no hints
-      about how this resource will be used. It is therefore assumed that this resource
-      will be read from and written to by CUDA. This is the default value.
-    - GraphicsMapResourceFlags.CU_GRAPHICS_MAP_RESOURCE_FLAGS_READ_ONLY: Specifies that
-      CUDA will not write to this resource.
-    - GraphicsMapResourceFlags.CU_GRAPHICS_MAP_RESOURCE_FLAGS_WRITE_DISCARD: Specifies
-      that CUDA will not read from this resource and will write over the entire contents
-      of the resource, so none of the data previously stored in the resource will be
-      preserved.
+    - GraphicsMapResourceFlags.NONE: Specifies no hints about how this resource will be
+      used. It is therefore assumed that this resource will be read from and written to
+      by CUDA. This is the default value.
+    - GraphicsMapResourceFlags.READ_ONLY: Specifies that CUDA will not write to this
+      resource.
+    - GraphicsMapResourceFlags.WRITE_DISCARD: Specifies that CUDA will not read from
+      this resource and will write over the entire contents of the resource, so none of
+      the data previously stored in the resource will be preserved.
 
     The VdpOutputSurface is presented as an array of subresources that may be accessed
     using pointers returned by graphics_sub_resource_get_mapped_array. The exact number
@@ -26569,16 +26724,16 @@ cpdef intptr_t graphics_vdpau_register_output_surface(cydriver.VdpOutputSurface 
 
     Returns
     -------
-    pCudaResource : int
+    p_cuda_resource : int
         Pointer to the returned object handle
 
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
 
-        CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_ALREADY_MAPPED,
-        CUDA_ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_HANDLE, ERROR_ALREADY_MAPPED, ERROR_INVALID_CONTEXT,
 
     See Also
     --------
@@ -26607,7 +26762,8 @@ cpdef profiler_start():
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`.
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`.
     """
     cdef cydriver.CUresult _status
     with nogil:
@@ -26626,7 +26782,8 @@ cpdef profiler_stop():
     Raises
     ------
     DriverError
-        If the call fails, with the Result member in its `status`.
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`.
     """
     cdef cydriver.CUresult _status
     with nogil:

@@ -203,7 +203,7 @@ cpdef str get_error_string(int result):
 
     Parameters
     ----------
-    result : Result | int
+    result : int
         CUDA Runtime Compilation API result code.
 
     Returns
@@ -215,8 +215,8 @@ cpdef str get_error_string(int result):
 
 
 cpdef tuple version():
-    """nvrtcVersion sets the output parameters `major` and `minor` with the CUDA Runtime
-    Compilation version number.
+    """nvrtcVersion returns, as `major` and `minor`, the CUDA Runtime Compilation
+    version number.
 
     Returns
     -------
@@ -228,9 +228,10 @@ cpdef tuple version():
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_INVALID_INPUT
+        ERROR_INVALID_INPUT
     """
     cdef cynvrtc.nvrtcResult _status
     cdef int _o_major
@@ -242,8 +243,8 @@ cpdef tuple version():
 
 
 cpdef int get_num_supported_archs() except? -1:
-    """nvrtcGetNumSupportedArchs sets the output parameter `numArchs` with the number of
-    architectures supported by NVRTC.
+    """nvrtcGetNumSupportedArchs returns, as `num_archs`, the number of architectures
+    supported by NVRTC.
 
     This can then be used to pass an array to get_supported_archs to get the supported
     architectures.
@@ -252,15 +253,16 @@ cpdef int get_num_supported_archs() except? -1:
 
     Returns
     -------
-    numArchs : int
+    num_archs : int
         number of supported architectures.
 
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_INVALID_INPUT
+        ERROR_INVALID_INPUT
     """
     cdef cynvrtc.nvrtcResult _status
     cdef int _o_num_archs
@@ -272,8 +274,8 @@ cpdef int get_num_supported_archs() except? -1:
 
 
 cpdef get_supported_archs():
-    """nvrtcGetSupportedArchs populates the array passed via the output parameter
-    `supportedArchs` with the architectures supported by NVRTC.
+    """nvrtcGetSupportedArchs returns, as `supported_archs`, the architectures supported
+    by NVRTC.
 
     The array is sorted in the ascending order. The size of the array to be passed can
     be determined using get_num_supported_archs.
@@ -282,15 +284,16 @@ cpdef get_supported_archs():
 
     Returns
     -------
-    supportedArchs : memoryview
+    supported_archs : memoryview
         sorted array of supported architectures.
 
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_INVALID_INPUT
+        ERROR_INVALID_INPUT
     """
     cdef cynvrtc.nvrtcResult _status
     cdef int _n = 0
@@ -309,28 +312,24 @@ cpdef get_supported_archs():
 
 cpdef intptr_t create_program(bytes src, name, headers=None, include_names=None) except? 0:
     """nvrtcCreateProgram creates an instance of nvrtcProgram with the given input
-    parameters, and sets the output parameter `prog` with it.
+    parameters, and returns it as `prog`.
 
     Parameters
     ----------
-    src : str | bytes
+    src : bytes
         CUDA program source.
     name : str | bytes
         CUDA program name.
 
         `name` can be NULL; "default_program" is used when `name` is NULL or "".
-    num_headers : int
-        Number of headers used.
-
-        `numHeaders` must be greater than or equal to 0.
     headers : Sequence[bytes | str] | None
         Sources of the headers.
 
-        `headers` can be NULL when `numHeaders` is 0.
+        `headers` can be NULL when `len(headers)` is 0.
     include_names : Sequence[bytes | str] | None
         Name of each header by which they can be included in the CUDA program source.
 
-        `includeNames` can be NULL when `numHeaders` is 0. These headers must be
+        `include_names` can be NULL when `len(headers)` is 0. These headers must be
         included with the exact names specified here.
 
     Returns
@@ -341,10 +340,11 @@ cpdef intptr_t create_program(bytes src, name, headers=None, include_names=None)
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_OUT_OF_MEMORY, NVRTC_ERROR_PROGRAM_CREATION_FAILURE,
-        NVRTC_ERROR_INVALID_INPUT, NVRTC_ERROR_INVALID_PROGRAM
+        ERROR_OUT_OF_MEMORY, ERROR_PROGRAM_CREATION_FAILURE, ERROR_INVALID_INPUT,
+        ERROR_INVALID_PROGRAM
 
     See Also
     --------
@@ -383,9 +383,10 @@ cpdef destroy_program(intptr_t prog):
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_INVALID_PROGRAM
+        ERROR_INVALID_PROGRAM
 
     See Also
     --------
@@ -410,12 +411,10 @@ cpdef compile_program(intptr_t prog, options=None):
     ----------
     prog : int
         CUDA Runtime Compilation program.
-    num_options : int
-        Number of compiler options passed.
     options : Sequence[bytes | str] | None
         Compiler options in the form of C string array.
 
-        `options` can be NULL when `numOptions` is 0.
+        `options` can be NULL when `len(options)` is 0.
 
     Returns
     -------
@@ -424,12 +423,12 @@ cpdef compile_program(intptr_t prog, options=None):
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_OUT_OF_MEMORY, NVRTC_ERROR_INVALID_INPUT,
-        NVRTC_ERROR_INVALID_PROGRAM, NVRTC_ERROR_INVALID_OPTION,
-        NVRTC_ERROR_COMPILATION, NVRTC_ERROR_BUILTIN_OPERATION_FAILURE,
-        NVRTC_ERROR_TIME_FILE_WRITE_FAILED, NVRTC_ERROR_CANCELLED
+        ERROR_OUT_OF_MEMORY, ERROR_INVALID_INPUT, ERROR_INVALID_PROGRAM,
+        ERROR_INVALID_OPTION, ERROR_COMPILATION, ERROR_BUILTIN_OPERATION_FAILURE,
+        ERROR_TIME_FILE_WRITE_FAILED, ERROR_CANCELLED
     """
     cdef cynvrtc.nvrtcResult _status
     cdef char** _c_options = NULL
@@ -444,8 +443,8 @@ cpdef compile_program(intptr_t prog, options=None):
 
 
 cpdef size_t get_ptx_size(intptr_t prog) except? 0:
-    """nvrtcGetPTXSize sets the value of `ptxSizeRet` with the size of the PTX generated
-    by the previous compilation of `prog` (including the trailing NULL).
+    """nvrtcGetPTXSize sets the value of `ptx_size_ret` with the size of the PTX
+    generated by the previous compilation of `prog` (including the trailing NULL).
 
     Parameters
     ----------
@@ -454,15 +453,16 @@ cpdef size_t get_ptx_size(intptr_t prog) except? 0:
 
     Returns
     -------
-    ptxSizeRet : int
+    ptx_size_ret : int
         Size of the generated PTX (including the trailing NULL).
 
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_INVALID_INPUT, NVRTC_ERROR_INVALID_PROGRAM
+        ERROR_INVALID_INPUT, ERROR_INVALID_PROGRAM
 
     See Also
     --------
@@ -487,19 +487,19 @@ cpdef bytes get_ptx(intptr_t prog):
     ----------
     prog : int
         CUDA Runtime Compilation program.
-    ptx : Buffer | int
-        Compiled result.
 
     Returns
     -------
-    None
+    ptx : bytes
+        Compiled result.
 
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_INVALID_INPUT, NVRTC_ERROR_INVALID_PROGRAM
+        ERROR_INVALID_INPUT, ERROR_INVALID_PROGRAM
 
     See Also
     --------
@@ -523,7 +523,7 @@ cpdef bytes get_ptx(intptr_t prog):
 
 
 cpdef size_t get_cubin_size(intptr_t prog) except? 0:
-    """nvrtcGetCUBINSize sets the value of `cubinSizeRet` with the size of the cubin
+    """nvrtcGetCUBINSize sets the value of `cubin_size_ret` with the size of the cubin
     generated by the previous compilation of `prog`.
 
     The value of cubinSizeRet is set to 0 if the value specified to -arch is a virtual
@@ -536,15 +536,16 @@ cpdef size_t get_cubin_size(intptr_t prog) except? 0:
 
     Returns
     -------
-    cubinSizeRet : int
+    cubin_size_ret : int
         Size of the generated cubin.
 
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_INVALID_INPUT, NVRTC_ERROR_INVALID_PROGRAM
+        ERROR_INVALID_INPUT, ERROR_INVALID_PROGRAM
 
     See Also
     --------
@@ -574,19 +575,19 @@ cpdef bytes get_cubin(intptr_t prog):
     ----------
     prog : int
         CUDA Runtime Compilation program.
-    cubin : Buffer | int
-        Compiled and assembled result.
 
     Returns
     -------
-    None
+    cubin : bytes
+        Compiled and assembled result.
 
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_INVALID_INPUT, NVRTC_ERROR_INVALID_PROGRAM
+        ERROR_INVALID_INPUT, ERROR_INVALID_PROGRAM
 
     See Also
     --------
@@ -610,7 +611,7 @@ cpdef bytes get_cubin(intptr_t prog):
 
 
 cpdef size_t get_ltoir_size(intptr_t prog) except? 0:
-    """nvrtcGetLTOIRSize sets the value of `LTOIRSizeRet` with the size of the LTO IR
+    """nvrtcGetLTOIRSize sets the value of `ltoir_size_ret` with the size of the LTO IR
     generated by the previous compilation of `prog`.
 
     The value of LTOIRSizeRet is set to 0 if the program was not compiled with -dlto.
@@ -622,15 +623,16 @@ cpdef size_t get_ltoir_size(intptr_t prog) except? 0:
 
     Returns
     -------
-    LTOIRSizeRet : int
+    ltoir_size_ret : int
         Size of the generated LTO IR.
 
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_INVALID_INPUT, NVRTC_ERROR_INVALID_PROGRAM
+        ERROR_INVALID_INPUT, ERROR_INVALID_PROGRAM
 
     See Also
     --------
@@ -649,7 +651,7 @@ cpdef size_t get_ltoir_size(intptr_t prog) except? 0:
 
 cpdef bytes get_ltoir(intptr_t prog):
     """nvrtcGetLTOIR stores the LTO IR generated by the previous compilation of `prog`
-    in the memory pointed by `LTOIR`.
+    in the memory pointed by `ltoir`.
 
     No LTO IR is available if the program was compiled without -dlto.
 
@@ -657,19 +659,19 @@ cpdef bytes get_ltoir(intptr_t prog):
     ----------
     prog : int
         CUDA Runtime Compilation program.
-    ltoir : Buffer | int
-        Compiled result.
 
     Returns
     -------
-    None
+    ltoir : bytes
+        Compiled result.
 
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_INVALID_INPUT, NVRTC_ERROR_INVALID_PROGRAM
+        ERROR_INVALID_INPUT, ERROR_INVALID_PROGRAM
 
     See Also
     --------
@@ -693,8 +695,8 @@ cpdef bytes get_ltoir(intptr_t prog):
 
 
 cpdef size_t get_optix_ir_size(intptr_t prog) except? 0:
-    """nvrtcGetOptiXIRSize sets the value of `optixirSizeRet` with the size of the OptiX
-    IR generated by the previous compilation of `prog`.
+    """nvrtcGetOptiXIRSize sets the value of `optixir_size_ret` with the size of the
+    OptiX IR generated by the previous compilation of `prog`.
 
     The value of nvrtcGetOptiXIRSize is set to 0 if the program was compiled with
     options incompatible with OptiX IR generation.
@@ -706,15 +708,16 @@ cpdef size_t get_optix_ir_size(intptr_t prog) except? 0:
 
     Returns
     -------
-    optixirSizeRet : int
+    optixir_size_ret : int
         Size of the generated LTO IR.
 
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_INVALID_INPUT, NVRTC_ERROR_INVALID_PROGRAM
+        ERROR_INVALID_INPUT, ERROR_INVALID_PROGRAM
 
     See Also
     --------
@@ -742,19 +745,19 @@ cpdef bytes get_optix_ir(intptr_t prog):
     ----------
     prog : int
         CUDA Runtime Compilation program.
-    optixir : Buffer | int
-        Optix IR Compiled result.
 
     Returns
     -------
-    None
+    optixir : bytes
+        Optix IR Compiled result.
 
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_INVALID_INPUT, NVRTC_ERROR_INVALID_PROGRAM
+        ERROR_INVALID_INPUT, ERROR_INVALID_PROGRAM
 
     See Also
     --------
@@ -778,7 +781,7 @@ cpdef bytes get_optix_ir(intptr_t prog):
 
 
 cpdef size_t get_program_log_size(intptr_t prog) except? 0:
-    """nvrtcGetProgramLogSize sets `logSizeRet` with the size of the log generated by
+    """nvrtcGetProgramLogSize sets `log_size_ret` with the size of the log generated by
     the previous compilation of `prog` (including the trailing NULL).
 
     Note that compilation log may be generated with warnings and informative messages,
@@ -791,15 +794,16 @@ cpdef size_t get_program_log_size(intptr_t prog) except? 0:
 
     Returns
     -------
-    logSizeRet : int
+    log_size_ret : int
         Size of the compilation log (including the trailing NULL).
 
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_INVALID_INPUT, NVRTC_ERROR_INVALID_PROGRAM
+        ERROR_INVALID_INPUT, ERROR_INVALID_PROGRAM
 
     See Also
     --------
@@ -824,19 +828,19 @@ cpdef bytes get_program_log(intptr_t prog):
     ----------
     prog : int
         CUDA Runtime Compilation program.
-    log : Buffer | int
-        Compilation log.
 
     Returns
     -------
-    None
+    log : bytes
+        Compilation log.
 
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_INVALID_INPUT, NVRTC_ERROR_INVALID_PROGRAM
+        ERROR_INVALID_INPUT, ERROR_INVALID_PROGRAM
 
     See Also
     --------
@@ -881,10 +885,11 @@ cpdef add_name_expression(intptr_t prog, name_expression):
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_INVALID_PROGRAM, NVRTC_ERROR_INVALID_INPUT,
-        NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION
+        ERROR_INVALID_PROGRAM, ERROR_INVALID_INPUT,
+        ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION
 
     See Also
     --------
@@ -919,17 +924,18 @@ cpdef bytes get_lowered_name(intptr_t prog, name_expression):
 
     Returns
     -------
-    lowered_name : bytes | None
+    lowered_name : bytes
         initialized by the function to point to a C string containing the lowered
         (mangled) name corresponding to the provided name expression.
 
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION, NVRTC_ERROR_INVALID_PROGRAM,
-        NVRTC_ERROR_INVALID_INPUT, NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID
+        ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION, ERROR_INVALID_PROGRAM,
+        ERROR_INVALID_INPUT, ERROR_NAME_EXPRESSION_NOT_VALID
 
     See Also
     --------
@@ -959,9 +965,10 @@ cpdef size_t get_pch_heap_size() except? 0:
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_INVALID_INPUT
+        ERROR_INVALID_INPUT
     """
     cdef cynvrtc.nvrtcResult _status
     cdef size_t _o_ret
@@ -991,7 +998,8 @@ cpdef set_pch_heap_size(size_t size):
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`.
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`.
     """
     cdef cynvrtc.nvrtcResult _status
     with nogil:
@@ -1022,15 +1030,9 @@ cpdef int get_pch_create_status(intptr_t prog) except? -1:
 
     Returns
     -------
-    None
-
-    Raises
-    ------
-    NvrtcError
-        If the call fails, with the Result member in its `status`:
-
-        NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED, NVRTC_ERROR_PCH_CREATE,
-        NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED, NVRTC_ERROR_INVALID_PROGRAM
+    int
+        SUCCESS, ERROR_NO_PCH_CREATE_ATTEMPTED, ERROR_PCH_CREATE,
+        ERROR_PCH_CREATE_HEAP_EXHAUSTED, ERROR_INVALID_PROGRAM
     """
     cdef cynvrtc.nvrtcResult _status
     if <uintptr_t>prog - 1 < 4095:
@@ -1056,11 +1058,12 @@ cpdef size_t get_pch_heap_size_required(intptr_t prog) except? 0:
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        - NVRTC_ERROR_INVALID_PROGRAM
-        - NVRTC_ERROR_INVALID_INPUT The size retrieved using this function is only valid
-          if nvrtcGetPCHCreateStatus()
+        - ERROR_INVALID_PROGRAM
+        - ERROR_INVALID_INPUT The size retrieved using this function is only valid if
+          nvrtcGetPCHCreateStatus()
     """
     cdef cynvrtc.nvrtcResult _status
     cdef size_t _o_size
@@ -1104,9 +1107,9 @@ cpdef set_flow_callback(intptr_t prog, intptr_t callback, intptr_t payload):
     ----------
     prog : int
         CUDA Runtime Compilation program.
-    callback : Buffer | int
+    callback : int
         the callback that issues cancellation signal.
-    payload : Buffer | int
+    payload : int
         to be passed as a parameter when invoking the callback.
 
     Returns
@@ -1116,9 +1119,10 @@ cpdef set_flow_callback(intptr_t prog, intptr_t callback, intptr_t payload):
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_INVALID_PROGRAM, NVRTC_ERROR_INVALID_INPUT
+        ERROR_INVALID_PROGRAM, ERROR_INVALID_INPUT
     """
     cdef cynvrtc.nvrtcResult _status
     if callback != 0 and <uintptr_t>prog - 1 < 4095:
@@ -1130,7 +1134,7 @@ cpdef set_flow_callback(intptr_t prog, intptr_t callback, intptr_t payload):
 
 
 cpdef size_t get_tile_ir_size(intptr_t prog) except? 0:
-    """nvrtcGetTileIRSize sets the value of `TileIRSizeRet` with the size of the
+    """nvrtcGetTileIRSize sets the value of `tile_ir_size_ret` with the size of the
     cuda_tile IR generated by the previous compilation of `prog`.
 
     Parameters
@@ -1140,15 +1144,16 @@ cpdef size_t get_tile_ir_size(intptr_t prog) except? 0:
 
     Returns
     -------
-    TileIRSizeRet : int
+    tile_ir_size_ret : int
         Size of the generated cuda_tile IR.
 
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_INVALID_INPUT, NVRTC_ERROR_INVALID_PROGRAM
+        ERROR_INVALID_INPUT, ERROR_INVALID_PROGRAM
 
     See Also
     --------
@@ -1167,25 +1172,25 @@ cpdef size_t get_tile_ir_size(intptr_t prog) except? 0:
 
 cpdef bytes get_tile_ir(intptr_t prog):
     """nvrtcGetTileIR stores the cuda_tile IR generated by the previous compilation of
-    `prog` in the memory pointed by `TileIR`.
+    `prog` in the memory pointed by `tile_ir`.
 
     Parameters
     ----------
     prog : int
         CUDA Runtime Compilation program.
-    tile_ir : Buffer | int
-        Generated cuda_tile IR.
 
     Returns
     -------
-    None
+    tile_ir : bytes
+        Generated cuda_tile IR.
 
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        NVRTC_ERROR_INVALID_INPUT, NVRTC_ERROR_INVALID_PROGRAM
+        ERROR_INVALID_INPUT, ERROR_INVALID_PROGRAM
 
     See Also
     --------
@@ -1246,22 +1251,23 @@ cpdef bytes install_bundled_headers(install_path, unsigned int flags):
 
     Returns
     -------
-    errorLog : bytes | None
+    error_log : bytes
         Optional pointer to receive detailed error message on failure. If non-NULL,
-        `errorLog` will be set to point to a string describing the error cause. Note:
+        `error_log` will be set to point to a string describing the error cause. Note:
         subsequent API calls from the same thread may overwrite this message. May be
         NULL if error details are not needed.
 
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        - NVRTC_ERROR_INVALID_INPUT (invalid path or conflicting flags like
-          SKIP_IF_EXISTS | FORCE_OVERWRITE)
-        - NVRTC_ERROR_BUILTIN_OPERATION_FAILURE (extraction failed or version mismatch)
-        - NVRTC_ERROR_BUSY (lock held by another process and
-          NVRTC_INSTALL_HEADERS_NO_WAIT was specified)
+        - ERROR_INVALID_INPUT (invalid path or conflicting flags like SKIP_IF_EXISTS |
+          FORCE_OVERWRITE)
+        - ERROR_BUILTIN_OPERATION_FAILURE (extraction failed or version mismatch)
+        - ERROR_BUSY (lock held by another process and NVRTC_INSTALL_HEADERS_NO_WAIT was
+          specified)
 
     See Also
     --------
@@ -1294,19 +1300,20 @@ cpdef tuple get_bundled_headers_info():
     -------
     info : BundledHeadersInfo
         Pointer to structure to receive header information.
-    errorLog : bytes | None
+    error_log : bytes
         Optional pointer to receive detailed error message on failure. If non-NULL,
-        `errorLog` will be set to point to a string describing the error cause. Note:
+        `error_log` will be set to point to a string describing the error cause. Note:
         subsequent API calls from the same thread may overwrite this message. May be
         NULL if error details are not needed.
 
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        - NVRTC_ERROR_INVALID_INPUT (info is NULL)
-        - NVRTC_ERROR_BUILTIN_OPERATION_FAILURE (failed to query bundled headers)
+        - ERROR_INVALID_INPUT (info is NULL)
+        - ERROR_BUILTIN_OPERATION_FAILURE (failed to query bundled headers)
     """
     cdef cynvrtc.nvrtcResult _status
     cdef _Record _o_info = _new_record_at(_L, 0, 'BundledHeadersInfo')
@@ -1333,19 +1340,20 @@ cpdef bytes remove_bundled_headers(install_path):
 
     Returns
     -------
-    errorLog : bytes | None
+    error_log : bytes
         Optional pointer to receive detailed error message on failure. If non-NULL,
-        `errorLog` will be set to point to a string describing the error cause. Note:
+        `error_log` will be set to point to a string describing the error cause. Note:
         subsequent API calls from the same thread may overwrite this message. May be
         NULL if error details are not needed.
 
     Raises
     ------
     NvrtcError
-        If the call fails, with the Result member in its `status`:
+        If the call fails: the NvrtcError subclass of its status, with the Result member
+        in its `status`:
 
-        - NVRTC_ERROR_INVALID_INPUT (invalid path)
-        - NVRTC_ERROR_BUILTIN_OPERATION_FAILURE (removal failed)
+        - ERROR_INVALID_INPUT (invalid path)
+        - ERROR_BUILTIN_OPERATION_FAILURE (removal failed)
 
     Notes
     -----
