@@ -439,14 +439,21 @@ def _pyx(model, sigs):
     return "\n".join(o + _aliases(sigs)) + "\n"
 
 
+def aliases(sigs):
+    """{other name: function} of the module's functions (overrides.V2_NAMES `aliases`); not where
+    the release has a function of that name itself (12.9's cuGraphGetEdges, the one without edge
+    data, is `graph_get_edges` there, as the tuple style's cuGraphGetEdges is)."""
+    made = {s.name for s in sigs}
+    return {alias: name for alias, name in ov.V2_NAMES["aliases"].items() if name in made and alias not in made}
+
+
 def _aliases(sigs):
-    """The module's other names of its functions (overrides.V2_NAMES `aliases`), as functions."""
+    """The module's other names of its functions (aliases), as functions."""
     made = {s.name: s for s in sigs}
     o = []
-    for alias, name in ov.V2_NAMES["aliases"].items():
-        if name in made:
-            params = ", ".join(n for _, n, _ in made[name].params)
-            o += ["", f"def {alias}({params}):", f'    """Another name of {name}."""', f"    return {name}({params})"]
+    for alias, name in aliases(sigs).items():
+        params = ", ".join(n for _, n, _ in made[name].params)
+        o += ["", f"def {alias}({params}):", f'    """Another name of {name}."""', f"    return {name}({params})"]
     return o
 
 
@@ -484,9 +491,9 @@ def _pyi(model, sigs):
     o += [f"{d}: dtype[Any]" for d, c in rn.dtypes.items() if c in made] + [""]
     o += [f"{v}: int" for v in ov.PUBLIC_CONSTANTS.get(module(model), {}).values()]
     o += _stub_errors(model)
-    aliases = {name: alias for alias, name in ov.V2_NAMES["aliases"].items()}
+    other = {name: alias for alias, name in aliases(sigs).items()}
     for s in sigs:
         params = ", ".join(f"{n}: {_PY_TYPES.get(t, 'int')}" + ("" if d is None else f" = {d}") for t, n, d in s.params)
         ret = "None" if s.ret == "object" and not s.outs else _PY_TYPES.get(s.ret, "int")
-        o += [f"def {name}({params}) -> {ret}: ..." for name in (s.name, aliases.get(s.name)) if name]
+        o += [f"def {name}({params}) -> {ret}: ..." for name in (s.name, other.get(s.name)) if name]
     return "\n".join(o) + "\n"

@@ -150,11 +150,12 @@ def v2_page(m):
     refs = v2_refs(m)
     sigs = emit_v2._sigs(m)
     fns = []
+    other = emit_v2.aliases(sigs)
     for s in sigs:
         params, ret = v2_types(s)
         text = ", ".join(f"{n}: {t}" + ("" if d is None else f" = {d}") for n, t, d in params)
         fns.append((s.name, f"{s.name}({text}) -> {ret}", docstrings.quoted(v2_docstring(m, s, refs)), s.fn.group))
-        for alias, name in ov.V2_NAMES["aliases"].items():
+        for alias, name in other.items():
             if name == s.name:
                 fns.append((alias, f"{alias}({text}) -> {ret}", f"Another name of {name}.", s.fn.group))
     enums = [(c, py, mem) for c, py, mem in rn.enums] + [(None, py, mem) for py, mem in ov.DEFINE_ENUMS_OF(m)]

@@ -26795,15 +26795,3 @@ cpdef profiler_stop():
 def graph_instantiate(h_graph, flags):
     """Another name of graph_instantiate_with_flags."""
     return graph_instantiate_with_flags(h_graph, flags)
-
-def graph_get_edges(h_graph):
-    """Another name of graph_get_edges_v2."""
-    return graph_get_edges_v2(h_graph)
-
-def graph_node_get_dependencies(h_node):
-    """Another name of graph_node_get_dependencies_v2."""
-    return graph_node_get_dependencies_v2(h_node)
-
-def graph_node_get_dependent_nodes(h_node):
-    """Another name of graph_node_get_dependent_nodes_v2."""
-    return graph_node_get_dependent_nodes_v2(h_node)
