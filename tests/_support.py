@@ -91,6 +91,16 @@ def stand_in_env(folder, status):
             "CUDA_STUB_STATUS": str(status)}
 
 
+def build_stand_in_driver(folder, source):
+    """Compiles the C source of a stand-in libcuda.so.1 into `folder`; returns the folder (for
+    LD_LIBRARY_PATH)."""
+    folder = Path(folder)
+    (folder / "driver.c").write_text(source)
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(folder / "libcuda.so.1"), str(folder / "driver.c"), "-ldl"],
+                   check=True)
+    return folder
+
+
 def run_python(args, timeout=120, env=None, cwd=None):
     """Run `python -c CODE` (a str) or `python ARGS...` (a list) in a fresh interpreter."""
     argv = [sys.executable] + (["-c", args] if isinstance(args, str) else list(args))

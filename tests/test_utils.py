@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from _support import run_python
+from _support import build_stand_in_driver, run_python
 
 # NVIDIA's 13.5.0 (a superset of 12.9.10's and 13.0.3's): name -> parameter names
 REFERENCE_SIGNATURES = {
@@ -238,10 +238,7 @@ print(json.dumps(out))
 
 @pytest.fixture(scope="module")
 def driver_folder(tmp_path_factory):
-    d = tmp_path_factory.mktemp("driver")
-    (d / "driver.c").write_text(STAND_IN_DRIVER)
-    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(d / "libcuda.so.1"), str(d / "driver.c"), "-ldl"], check=True)
-    return d
+    return build_stand_in_driver(tmp_path_factory.mktemp("driver"), STAND_IN_DRIVER)
 
 
 def _warn(folder, **env):

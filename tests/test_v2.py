@@ -261,10 +261,8 @@ print(json.dumps(out, indent=1))
 
 @pytest.fixture(scope="module")
 def graph_driver(tmp_path_factory):
-    d = tmp_path_factory.mktemp("graph-driver")
-    (d / "driver.c").write_text(STAND_IN_GRAPH_DRIVER)
-    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(d / "libcuda.so.1"), str(d / "driver.c"), "-ldl"], check=True)
-    return d
+    from _support import build_stand_in_driver
+    return build_stand_in_driver(tmp_path_factory.mktemp("graph-driver"), STAND_IN_GRAPH_DRIVER)
 
 
 def _graph_calls(driver_dir, path):
