@@ -223,6 +223,42 @@ def run_probes(spec_path, stubdir, ref_dir, out, jobs, preload=()):
     return results, problems
 
 
+def has_v2(ref_dir):
+    """Whether NVIDIA's twin has cuda.bindings._v2 (13.4 on; 12.9.10 and 13.0.3 have none, and
+    their builds' _v2 is not probed)."""
+    return (Path(ref_dir) / "cuda" / "bindings" / "_v2").is_dir()
+
+
+def run_v2_probes(stubdir, ref_dir, out, preload=()):
+    """v2probe.py under both packages at once (docs/conformance.md, "_v2"); returns
+    ({package: {probe id: observation}}, problems)."""
+    ours_path = _ours_path(ref_dir)
+    tmp = Path(out) / "tmp"
+    procs = {}
+    for name, path in (("ours", ours_path), ("reference", [ref_dir] + ours_path)):
+        res, cwd = Path(out) / f"{name}.v2.jsonl", tmp / f"{name}.v2"
+        shutil.rmtree(cwd, ignore_errors=True)
+        cwd.mkdir(parents=True)
+        with open(Path(out) / f"{name}.v2.log", "w") as fh:
+            procs[name] = (subprocess.Popen([sys.executable, str(HERE / "v2probe.py"), str(res)], stdout=fh,
+                                            stderr=subprocess.STDOUT, env=_env(path, stubdir, tmp, preload), cwd=cwd,
+                                            start_new_session=True), res)
+    results, problems = {}, []
+    for name, (p, res) in procs.items():
+        try:
+            p.wait(timeout=CHILD_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+        results[name] = {}
+        lines = res.read_text().splitlines() if res.exists() else []
+        for line in lines:
+            results[name].update({k: v for k, v in json.loads(line).items() if not k.startswith("__")})
+        if not any("__done__" in line for line in lines):
+            problems.append(f"{name}: the _v2 probes stopped early (exit {p.returncode})")
+    return results, problems
+
+
 # ---------------------------------------------------------------------------------------------
 # comparing
 
@@ -277,7 +313,7 @@ def _reached_then_failed(x):
 _ZEROED = ("0", "0.0", "''", "False")       # a field of zeroed memory, as a probe shows it
 #: the argument forms that are an address in the first page of memory (int 1, float 1.5) or NULL
 #: (an options list given as bytes of NULs is one of NULL options)
-_NULL_PAGE_FORMS = r":((handle|handle_ref|struct_ptr|cstr|strlist|buf_w|voidp)=(int|float|none|null|handle)|strlist=bytes)$"
+_NULL_PAGE_FORMS = r":((handle|handle_ref|struct_ptr|cstr|strlist|buf_w|voidp)=(int|float|none|null|handle)|strlist=bytes|arg=int)$"
 
 def _more_members(pid, o, r):
     """An enum's member count, where ours has members NVIDIA's lacks (more of them, nothing else)."""
@@ -570,10 +606,17 @@ def run(out=None, jobs=None, models=None, log=print, release=None):
     preload = real_libraries(list(models), _ours_path(ref)) + stand_ins(list(models), out / "stand-ins")
     results, problems = run_probes(out / "spec.json", stubdir, ref, out, jobs, preload)
     t2 = time.time()
+    if has_v2(ref):
+        v2, v2_problems = run_v2_probes(stubdir, ref, out, preload)
+        for name in results:
+            results[name].update(v2[name])
+        problems += v2_problems
+    t3 = time.time()
     res = compare(results["ours"], results["reference"], release=release)
     res["release"], res["twin"] = release, twin(release)
     meta = {"release": release, "twin": twin(release),
-            "seconds": {"setup": round(t1 - t0, 1), "probes": round(t2 - t1, 1)}, "reference": str(ref),
+            "seconds": {"setup": round(t1 - t0, 1), "probes": round(t2 - t1, 1), "v2 probes": round(t3 - t2, 1)},
+            "reference": str(ref),
             "problems": problems}
     write_summary(res, out, meta)
     res["problems"], res["meta"] = problems, meta
