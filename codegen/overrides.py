@@ -1451,9 +1451,12 @@ V2_SIGNATURES = {
         ("nvrtcSetFlowCallback", "callback"), ("nvrtcSetFlowCallback", "payload"),
     },
     # C strings it takes as a Python str ("str": TypeError `<name> must be a Python str`
-    # otherwise), or as bytes or None ("bytes_or_none"), not as a buffer as the driver's
+    # otherwise), or as bytes or None ("bytes_or_none"), not as a buffer as the driver's; "path":
+    # a str, which ours also takes as the driver's C strings are taken (bytes, a buffer, an int
+    # address, None: _v2_common.pxi, _path_arg)
     "text": {("nvrtcAddNameExpression", "name_expression"): "str", ("nvrtcGetLoweredName", "name_expression"): "str",
-             ("nvrtcCreateProgram", "name"): "bytes_or_none"},
+             ("nvrtcCreateProgram", "name"): "bytes_or_none",
+             ("nvrtcInstallBundledHeaders", "installPath"): "path", ("nvrtcRemoveBundledHeaders", "installPath"): "path"},
     # parameters it types `bytes` (Cython's TypeError for another type)
     "bytes": {("nvrtcCreateProgram", "src")},
     # C strings it returns decoded (str), where the others come back as bytes
