@@ -1,5 +1,6 @@
 """Probes of cuda.bindings._v2.driver and ._v2.nvrtc (docs/conformance.md, "_v2"), run under one
-package: every public function of each module, called with 0 for every parameter, then each
+package: every public name of each module and what it is (family `name`), and every public
+function (family `fn`), called with 0 for every parameter, then each
 parameter in turn replaced by each of FORMS.  Each function's probes run in a forked child; a
 crash is recorded for the probe that caused it and a new child carries on after it.
 
@@ -21,6 +22,21 @@ def _clean(text):
     return re.sub(r"0x[0-9a-f]{6,}", "<addr>", text)
 
 
+def _val(r):
+    """A result as the probes compare it: Python's own values by repr (an int of 4096 and more,
+    an address or handle, as <int>), tuples and lists item by item, any other object by its type
+    (a struct object's repr is its package's own: the struct classes are compared elsewhere)."""
+    if isinstance(r, (tuple, list)):
+        items = ", ".join(_val(x) for x in r)
+        return f"({items})" if isinstance(r, tuple) else f"[{items}]"
+    if isinstance(r, int) and not isinstance(r, bool):
+        v = repr(int(r)) if r < 4096 else "<int>"
+        return v if type(r) is int else f"{type(r).__name__}({v})"     # an enum member: its class and value
+    if r is None or type(r) in (bool, float, str, bytes):
+        return _clean(repr(r))[:200]
+    return f"<{type(r).__name__}>"
+
+
 def observe(f, args):
     try:
         r = f(*args)
@@ -30,7 +46,20 @@ def observe(f, args):
             o["str"] = _clean(str(e))
             o["notes"] = repr(getattr(e, "__notes__", None))
         return o
-    return {"ret": type(r).__name__, "val": _clean(repr(r))[:200] if not isinstance(r, int) or r < 4096 else "<int>"}
+    return {"ret": type(r).__name__, "val": _val(r)}
+
+
+def names(mod, lib):
+    """{probe id: observation} of every public name of the module: what it is (a function, a
+    class, or the type of the value)."""
+    out = {}
+    for name in sorted(n for n in dir(mod) if not n.startswith("_")):
+        obj = getattr(mod, name)
+        if inspect.ismodule(obj):
+            continue
+        kind = "class" if inspect.isclass(obj) else "function" if callable(obj) else type(obj).__name__
+        out[f"v2_{lib}.name.{name}"] = {"kind": kind}
+    return out
 
 
 def probes(mod, lib):
@@ -88,6 +117,7 @@ def main():
     with open(sys.argv[1], "w") as fh:
         for lib in ("driver", "nvrtc"):
             mod = importlib.import_module(f"cuda.bindings._v2.{lib}")
+            fh.write(json.dumps(names(mod, lib)) + "\n")
             groups = {}
             for item in probes(mod, lib):
                 groups.setdefault(item[0].split(".")[2], []).append(item)
