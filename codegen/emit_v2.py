@@ -183,6 +183,8 @@ class _Sig:
                 return
             self.lines.append(f"cdef _Record {v} = _record_of({py}, _L.cls({cls!r}))")
             cast, v = "", f"(<{self._ctype(p, 1)}>{v}._ptr)[0]"
+        elif c == "cstr" and ov.V2_SIGNATURES["text"].get(key) == "path":
+            self.lines += [f"cdef object _b_{py} = _path_arg({py})", f"cdef void* {v} = _cstr_address(_b_{py})"]
         elif c == "cstr" and key in ov.V2_SIGNATURES["text"]:
             kind = ov.V2_SIGNATURES["text"][key]
             self.lines += [f"cdef bytes _b_{py} = _text_arg({py}, {py!r}, {kind!r})",
@@ -196,7 +198,7 @@ class _Sig:
             self.lines.append(f"cdef void* {v} = _buffer_address({py}, {c == 'voidp' and not p.const})")
         elif c == "array":
             kind, es = self._elem(p)
-            self.lines += [f"cdef _Buf _k_{py} = _array({py}, {kind!r}, {es})", f"cdef void* {v} = _bufptr(_k_{py})"]
+            self.lines += [f"cdef _Buf _k_{py} = _v2_array({py}, {kind!r}, {es})", f"cdef void* {v} = _bufptr(_k_{py})"]
         elif c == "kparams":
             self.lines += [f"cdef void* {v}", f"cdef _Buf _k_{py} = _kernel_params({py}, &{v})"]
         else:       # strlist: a list of bytes, its length the count parameter
@@ -281,11 +283,11 @@ class _Sig:
             self.arg(r, py)
             self.outs.append(([f"cdef {t} {var} = <{t}>{py}"], f"<{r}>{var}", r))
         elif c == "strbuf":
-            # text the library writes into a buffer of the length the caller gives: the bytes up
-            # to its NUL
+            # text the library writes into a buffer of the length the caller gives: the whole
+            # buffer, zeroed first (NUL-padded text), as NVIDIA's returns it
             n = public_param(next(q for q in self.fn.params if q.name == p.extra["len"]), self.L)
-            self.outs.append(([f"cdef bytes _b_{py} = _new_bytes({n} if {n} > 0 else 0)",
-                               f"cdef char* {var} = _b_{py}"], f"_cbytes({var})", "bytes"))
+            self.outs.append(([f"cdef bytes _b_{py} = _new_zeroed_bytes({n} if {n} > 0 else 0)",
+                               f"cdef char* {var} = _b_{py}"], f"_b_{py}", "bytes"))
             self.cargs[p.name] = var
         elif c == "array_out" and p.ctype == "char" and isinstance(p.extra.get("count"), int):
             # a fixed number of bytes the library writes (cuDeviceGetLuid's 8)

@@ -1115,17 +1115,11 @@ LIBRARY_HANDLES = {
     "nvrtcProgram": "an NVRTC program",
 }
 
-# The handle types that _v2 refuses in the first page of memory (ValueError), beside
-# LIBRARY_HANDLES: the driver's whose entry points crash on such a value, measured with the real
-# driver by scripts/handle_probe.py (docs/reliability.md); 0 (NULL: the current context, the
-# default stream) and the driver's own small values are the driver's to answer.
-V2_FIRST_PAGE_HANDLES = {}
-
-
 def v2_first_page(fn_name, handle_type):
     """What a handle of this type is ("an NVRTC program"), where _v2's fn_name refuses one in the
-    first page of memory; else None."""
-    return LIBRARY_HANDLES.get(handle_type) or V2_FIRST_PAGE_HANDLES.get(handle_type)
+    first page of memory (LIBRARY_HANDLES, as the tuple style); else None.  The driver's handles
+    are passed on, as in the tuple style (docs/v2.md, "Bad inputs")."""
+    return LIBRARY_HANDLES.get(handle_type)
 
 
 # Library-handle parameters (LIBRARY_HANDLES) that the library does not read while another
@@ -1457,9 +1451,12 @@ V2_SIGNATURES = {
         ("nvrtcSetFlowCallback", "callback"), ("nvrtcSetFlowCallback", "payload"),
     },
     # C strings it takes as a Python str ("str": TypeError `<name> must be a Python str`
-    # otherwise), or as bytes or None ("bytes_or_none"), not as a buffer as the driver's
+    # otherwise), or as bytes or None ("bytes_or_none"), not as a buffer as the driver's; "path":
+    # a str, which ours also takes as the driver's C strings are taken (bytes, a buffer, an int
+    # address, None: _v2_common.pxi, _path_arg)
     "text": {("nvrtcAddNameExpression", "name_expression"): "str", ("nvrtcGetLoweredName", "name_expression"): "str",
-             ("nvrtcCreateProgram", "name"): "bytes_or_none"},
+             ("nvrtcCreateProgram", "name"): "bytes_or_none",
+             ("nvrtcInstallBundledHeaders", "installPath"): "path", ("nvrtcRemoveBundledHeaders", "installPath"): "path"},
     # parameters it types `bytes` (Cython's TypeError for another type)
     "bytes": {("nvrtcCreateProgram", "src")},
     # C strings it returns decoded (str), where the others come back as bytes

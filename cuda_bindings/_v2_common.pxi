@@ -4,6 +4,7 @@
 
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_ANY_CONTIGUOUS, PyBUF_WRITABLE
 from cpython.bytes cimport PyBytes_FromString, PyBytes_FromStringAndSize
+from libc.string cimport memset
 
 
 cdef intptr_t _struct_address(object o) except? -1:
@@ -46,12 +47,29 @@ cdef _Buf _kernel_params(object o, void** out):
     out[0] = NULL
     if o is None:
         return None
+    if isinstance(o, int) and o < 0:        # an address, as NVIDIA's _v2 passes any int (see _v2_array)
+        out[0] = <void*><intptr_t>o
+        return None
     return _kparams(o, out)
 
 
-cdef object _cbytes(const char* p):
-    """Text the library keeps, as bytes (None for NULL)."""
-    return None if p == NULL else PyBytes_FromString(p)
+cdef _Buf _v2_array(object o, str kind, Py_ssize_t elsize):
+    """An array parameter: what _base._array takes (a list or tuple of the items, None, a buffer,
+    an int address), and a negative int too, passed on as the intptr_t address it is, as NVIDIA's
+    _v2 passes every int it is given (the tuple style refuses a negative address: OverflowError)."""
+    cdef _Buf b
+    if isinstance(o, int) and o < 0:
+        b = _Buf.__new__(_Buf)
+        b.ptr = NULL
+        b.n = -1                # an address (_bufptr): b.size is the pointer
+        b.size = <Py_ssize_t><intptr_t>o
+        return b
+    return _array(o, kind, elsize)
+
+
+cdef bytes _cbytes(const char* p):
+    """Text the library keeps, as bytes (b"" for NULL, as NVIDIA's)."""
+    return b"" if p == NULL else PyBytes_FromString(p)
 
 
 cdef bytes _text_arg(object o, str name, str kind):
@@ -93,6 +111,13 @@ cdef bytes _new_bytes(size_t n):
     return PyBytes_FromStringAndSize(NULL, n)
 
 
+cdef bytes _new_zeroed_bytes(size_t n):
+    """_new_bytes, its n bytes zeroed: what the library leaves unwritten reads as NULs."""
+    cdef bytes b = PyBytes_FromStringAndSize(NULL, n)
+    memset(<char*>b, 0, n)
+    return b
+
+
 cdef object _first(object a, size_t n):
     """The first n items of an array the library filled: the array itself where it filled as many
     as the array holds, else a view of that many."""
@@ -114,9 +139,20 @@ cdef int _first_page_address(intptr_t v, str name) except -1:
 
 
 cdef void* _cstr_address(object o) except? NULL:
-    """A C string parameter: as _buffer_address, but an int address in the first page of memory
-    is refused (ValueError): the library would read the text there and crash."""
+    """A C string parameter: as _buffer_address, but an int address in the first page of memory,
+    or in the upper half of the address space (negative as an intptr_t: the kernel's, never a
+    process's memory), is refused (ValueError): the library would read the text there and crash."""
     cdef void* p = _buffer_address(o, False)
     if <uintptr_t>p - 1 < 4095:
         raise ValueError(f"{<uintptr_t>p:#x} is not the address of a C string: nothing lies in the first page of memory")
+    if <intptr_t>p < 0:
+        raise ValueError(f"{<uintptr_t>p:#x} is not the address of a C string: a process's memory lies in the lower "
+                         "half of the address space")
     return p
+
+
+cdef object _path_arg(object o):
+    """A path NVIDIA's module takes as a str only (TypeError for anything else): a str, UTF-8
+    encoded, for _cstr_address, which also takes what ours takes beyond it (bytes or a buffer, an
+    int address, None)."""
+    return (<str>o).encode() if isinstance(o, str) else o

@@ -221,6 +221,22 @@ int cuLibraryEnumerateKernels(uintptr_t *k, unsigned int n, uintptr_t lib) {
     for (unsigned int i = 0; i < n; i++) k[i] = 0x6100 + i;
     return 0;
 }
+/* what an array or a text parameter reached the driver as (ADDR), and text a call returns */
+static uintptr_t ADDR;
+uintptr_t standInAddress(void) { uintptr_t a = ADDR; ADDR = 0; return a; }
+int cuGraphAddEmptyNode(uintptr_t *node, uintptr_t g, const uintptr_t *deps, size_t n) { ADDR = (uintptr_t)deps; return 1; }
+int cuGraphicsMapResources(unsigned int n, uintptr_t *res, uintptr_t stream) { ADDR = (uintptr_t)res; return 1; }
+int cuSignalExternalSemaphoresAsync(const uintptr_t *sems, const void *params, unsigned int n, uintptr_t stream) {
+    ADDR = (uintptr_t)sems; return 1;
+}
+int cuLaunchKernel(uintptr_t f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by,
+                   unsigned int bz, unsigned int shmem, uintptr_t stream, void **params, void **extra) {
+    ADDR = (uintptr_t)params; return 1;
+}
+int cuModuleLoad(uintptr_t *mod, const char *fname) { ADDR = (uintptr_t)fname; return 1; }
+int cuDeviceGetName(char *name, int len, int dev) { if (len >= 4) memcpy(name, "GPU", 4); return 0; }
+int cuDeviceGetPCIBusId(char *id, int len, int dev) { if (len >= 8) memcpy(id, "0:1:2.0", 8); return 0; }
+int cuKernelGetName(const char **name, uintptr_t k) { if (k) *name = "k"; return 0; }
 int cuGraphGetRootNodes(uintptr_t g, uintptr_t *nodes, size_t *n) {
     if (g != 0x1000) return 400;
     if (!nodes) { *n = 1; return 0; }
@@ -351,8 +367,14 @@ calls = [
     # (refused before the driver is loaded)
     ("driver", "module_get_function", (0, 8)), ("driver", "module_load", (64,)),
     ("driver", "tensor_map_set_allocation_class", (None, 0, 8)),
+    # a C string address in the upper half of the address space (negative), which cannot be a
+    # process's memory: the library would read there
+    ("nvrtc", "install_bundled_headers", (-1, 0)), ("nvrtc", "remove_bundled_headers", (-1,)),
+    ("driver", "module_load", (-4096,)),
 ]
 for mod, f, args in calls:
+    if not hasattr({"nvrtc": nvrtc, "driver": driver}[mod], f):
+        continue                # NVRTC's bundled headers are of 13.5 on
     try:
         r = getattr({"nvrtc": nvrtc, "driver": driver}[mod], f)(*args)
         out[f + repr(args)] = ["ok", repr(r)]
@@ -376,10 +398,15 @@ def test_v2_guards_refuse_what_would_crash_the_library():
         "ValueError", "prog 0x8 is not an NVRTC program: no such object lies in the first page of memory"]
     tensor_map = "tensor_map_set_allocation_class(None, 0, 8)"
     has_tensor_map = out[tensor_map][0] != "AttributeError"     # a 13.5 function; not in 12.9 or 13.0
+    from cuda.bindings._v2 import nvrtc
+    headers = {"install_bundled_headers(-1, 0)", "remove_bundled_headers(-1,)"}
     assert set(first_page) == {"compile_program(8, [])", "get_ptx(1,)", "get_program_log_size(4095,)",
                                "destroy_program(8,)", "add_name_expression(16, 'k')",
                                "set_flow_callback(8, 1048576, 0)", "module_get_function(0, 8)",
-                               "module_load(64,)"} | ({tensor_map} if has_tensor_map else set()), out
+                               "module_load(64,)", "module_load(-4096,)"} \
+        | ({tensor_map} if has_tensor_map else set()) \
+        | (headers if hasattr(nvrtc, "install_bundled_headers") else set()), out
+    assert "lower half of the address space" in out["module_load(-4096,)"][1]
     assert "first page" in out["module_get_function(0, 8)"][1]
     if has_tensor_map:
         assert "out_alloc_class 0x8" in out[tensor_map][1]
@@ -389,3 +416,82 @@ def test_v2_guards_refuse_what_would_crash_the_library():
     # what the library answers itself is passed on, as through NVIDIA's
     assert out["get_ptx_size(0,)"][0] == "InvalidProgramError", out
     assert out["set_flow_callback(8, 0, 0)"][0] == "InvalidInputError", out
+
+
+ADDRESS_CALLS = r"""
+import ctypes, json, os, sys
+import cuda.bindings._v2.driver as d
+import cuda.bindings._v2.nvrtc as n
+last = ctypes.CDLL("libcuda.so.1").standInAddress
+last.restype = ctypes.c_uint64
+out = {}
+def call(f, *args):
+    key = f.__name__ + repr(args)
+    try:
+        r = f(*args)
+        out[key] = ["ok", r.decode("latin-1") if isinstance(r, bytes) else repr(r), last()]
+    except Exception as e:
+        out[key] = [type(e).__name__, getattr(e, "status", None), last()]
+# a negative int where an array is wanted: the address it is, passed on
+call(d.graph_add_empty_node, 0, -8, 1)
+call(d.graph_add_empty_node, 0, -(1 << 63), 1)
+call(d.graphics_map_resources, 1, -16, 0)
+call(d.signal_external_semaphores_async, -24, 0, 1, 0)
+call(d.launch_kernel, 0, 1, 1, 1, 1, 1, 1, 0, 0, -32, 0)
+call(d.graph_add_empty_node, 0, [], 0)
+call(d.launch_kernel, 0, 1, 1, 1, 1, 1, 1, 0, 0, None, 0)
+# text the driver writes into a buffer of the caller's length (the whole buffer, NUL-padded), or
+# returns (b"" where it leaves NULL)
+call(d.device_get_name, 8, 0)
+call(d.device_get_pci_bus_id, 10, 0)
+call(d.kernel_get_name, 0)
+call(d.kernel_get_name, 0x100)
+# a path as a str
+call(n.remove_bundled_headers, os.path.join(sys.argv[1], "none"))
+print(json.dumps(out, indent=1))
+"""
+
+
+def _address_calls(driver_dir, path, tmp):
+    import os
+    proc = subprocess.run([sys.executable, "-c", ADDRESS_CALLS, str(tmp)], capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, PYTHONPATH=path, LD_LIBRARY_PATH=str(driver_dir)))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout)
+
+
+def test_addresses_and_text(graph_driver, tmp_path):
+    # an array or kernel-parameter argument given as a negative int is an address (an intptr_t),
+    # passed on as NVIDIA's _v2 passes it (the tuple style refuses a negative address:
+    # OverflowError, as NVIDIA's tuple style does); text written into the caller's length comes
+    # back whole, NUL-padded, and NULL text as b""
+    if not IS_135:
+        pytest.skip(f"the stand-in driver's entry points are of CUDA 13.5; this build is for {__cuda_version__}")
+    import os
+    out = _address_calls(graph_driver, os.pathsep.join(p for p in sys.path if p), tmp_path)
+    assert out["graph_add_empty_node(0, -8, 1)"] == ["InvalidValueError", 1, 2**64 - 8]
+    assert out[f"graph_add_empty_node(0, {-(1 << 63)}, 1)"] == ["InvalidValueError", 1, 2**63]
+    assert out["graphics_map_resources(1, -16, 0)"] == ["InvalidValueError", 1, 2**64 - 16]
+    assert out["signal_external_semaphores_async(-24, 0, 1, 0)"] == ["InvalidValueError", 1, 2**64 - 24]
+    assert out["launch_kernel(0, 1, 1, 1, 1, 1, 1, 0, 0, -32, 0)"] == ["InvalidValueError", 1, 2**64 - 32]
+    assert out["graph_add_empty_node(0, [], 0)"][2] == 0
+    assert out["launch_kernel(0, 1, 1, 1, 1, 1, 1, 0, 0, None, 0)"][2] == 0
+    assert out["device_get_name(8, 0)"] == ["ok", "GPU\0\0\0\0\0", 0]
+    assert out["device_get_pci_bus_id(10, 0)"] == ["ok", "0:1:2.0\0\0\0", 0]
+    assert out["kernel_get_name(0,)"] == ["ok", "", 0]
+    assert out["kernel_get_name(256,)"] == ["ok", "k", 0]
+    assert out[f"remove_bundled_headers({str(tmp_path / 'none')!r},)"] == ["ok", "", 0]
+    from cuda.bindings import driver
+    with pytest.raises(OverflowError):
+        driver.cuGraphAddEmptyNode(0, -8, 1)
+
+
+def test_addresses_and_text_as_nvidias(graph_driver, tmp_path):
+    # the same calls under NVIDIA's 13.5.0 with the same stand-in driver: the same results
+    if not IS_135:
+        pytest.skip(f"NVIDIA's twin of CUDA {__cuda_version__} has no _v2")
+    from conformance.run import reference_dir
+    import os
+    ours = _address_calls(graph_driver, os.pathsep.join(p for p in sys.path if p), tmp_path)
+    nvidia = _address_calls(graph_driver, str(reference_dir(__cuda_version__)), tmp_path)
+    assert {k: (v, nvidia.get(k)) for k, v in ours.items() if v != nvidia.get(k)} == {}

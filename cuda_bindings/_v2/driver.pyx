@@ -1192,13 +1192,13 @@ cpdef bytes device_get_name(int len, int dev):
     cudaGetDeviceProperties
     """
     cdef cydriver.CUresult _status
-    cdef bytes _b_name = _new_bytes(len if len > 0 else 0)
+    cdef bytes _b_name = _new_zeroed_bytes(len if len > 0 else 0)
     cdef char* _o_name = _b_name
     with nogil:
         _status = cydriver.cuDeviceGetName(_o_name, len, <cydriver.CUdevice>dev)
     if _status != 0:
         _raise(_status)
-    return _cbytes(_o_name)
+    return _b_name
 
 
 cpdef device_get_uuid_v2(int dev):
@@ -5904,13 +5904,13 @@ cpdef bytes device_get_pci_bus_id(int len, int dev):
     device_get, device_get_attribute, device_get_by_pci_bus_id, cudaDeviceGetPCIBusId
     """
     cdef cydriver.CUresult _status
-    cdef bytes _b_pci_bus_id = _new_bytes(len if len > 0 else 0)
+    cdef bytes _b_pci_bus_id = _new_zeroed_bytes(len if len > 0 else 0)
     cdef char* _o_pci_bus_id = _b_pci_bus_id
     with nogil:
         _status = cydriver.cuDeviceGetPCIBusId(_o_pci_bus_id, len, <cydriver.CUdevice>dev)
     if _status != 0:
         _raise(_status)
-    return _cbytes(_o_pci_bus_id)
+    return _b_pci_bus_id
 
 
 cpdef ipc_get_event_handle(intptr_t event):
@@ -12919,7 +12919,7 @@ cpdef stream_begin_capture_to_graph(intptr_t h_stream, intptr_t h_graph, depende
     restriction does not apply to texture and surface objects.
     """
     cdef cydriver.CUresult _status
-    cdef _Buf _k_dependencies = _array(dependencies, 'h', sizeof(void*))
+    cdef _Buf _k_dependencies = _v2_array(dependencies, 'h', sizeof(void*))
     cdef void* _c_dependencies = _bufptr(_k_dependencies)
     cdef intptr_t _c_dependency_data = _struct_address(dependency_data)
     with nogil:
@@ -13146,7 +13146,7 @@ cpdef stream_update_capture_dependencies_v2(intptr_t h_stream, dependencies, dep
     stream_begin_capture_v2, stream_get_capture_info_v3
     """
     cdef cydriver.CUresult _status
-    cdef _Buf _k_dependencies = _array(dependencies, 'h', sizeof(void*))
+    cdef _Buf _k_dependencies = _v2_array(dependencies, 'h', sizeof(void*))
     cdef void* _c_dependencies = _bufptr(_k_dependencies)
     cdef intptr_t _c_dependency_data = _struct_address(dependency_data)
     with nogil:
@@ -14355,7 +14355,7 @@ cpdef signal_external_semaphores_async(ext_sem_array, params_array, unsigned int
     wait_external_semaphores_async
     """
     cdef cydriver.CUresult _status
-    cdef _Buf _k_ext_sem_array = _array(ext_sem_array, 'h', sizeof(void*))
+    cdef _Buf _k_ext_sem_array = _v2_array(ext_sem_array, 'h', sizeof(void*))
     cdef void* _c_ext_sem_array = _bufptr(_k_ext_sem_array)
     cdef intptr_t _c_params_array = _struct_address(params_array)
     with nogil:
@@ -14440,7 +14440,7 @@ cpdef wait_external_semaphores_async(ext_sem_array, params_array, unsigned int n
     signal_external_semaphores_async
     """
     cdef cydriver.CUresult _status
-    cdef _Buf _k_ext_sem_array = _array(ext_sem_array, 'h', sizeof(void*))
+    cdef _Buf _k_ext_sem_array = _v2_array(ext_sem_array, 'h', sizeof(void*))
     cdef void* _c_ext_sem_array = _bufptr(_k_ext_sem_array)
     cdef intptr_t _c_params_array = _struct_address(params_array)
     with nogil:
@@ -16564,7 +16564,7 @@ cpdef intptr_t graph_add_kernel_node_v2(intptr_t h_graph, dependencies, size_t n
     """
     cdef cydriver.CUresult _status
     cdef cydriver.CUgraphNode _o_ph_graph_node
-    cdef _Buf _k_dependencies = _array(dependencies, 'h', sizeof(void*))
+    cdef _Buf _k_dependencies = _v2_array(dependencies, 'h', sizeof(void*))
     cdef void* _c_dependencies = _bufptr(_k_dependencies)
     cdef intptr_t _c_node_params = _struct_address(node_params)
     with nogil:
@@ -16709,7 +16709,7 @@ cpdef intptr_t graph_add_memcpy_node(intptr_t h_graph, dependencies, size_t num_
     """
     cdef cydriver.CUresult _status
     cdef cydriver.CUgraphNode _o_ph_graph_node
-    cdef _Buf _k_dependencies = _array(dependencies, 'h', sizeof(void*))
+    cdef _Buf _k_dependencies = _v2_array(dependencies, 'h', sizeof(void*))
     cdef void* _c_dependencies = _bufptr(_k_dependencies)
     cdef intptr_t _c_copy_params = _struct_address(copy_params)
     with nogil:
@@ -16840,7 +16840,7 @@ cpdef intptr_t graph_add_memset_node(intptr_t h_graph, dependencies, size_t num_
     """
     cdef cydriver.CUresult _status
     cdef cydriver.CUgraphNode _o_ph_graph_node
-    cdef _Buf _k_dependencies = _array(dependencies, 'h', sizeof(void*))
+    cdef _Buf _k_dependencies = _v2_array(dependencies, 'h', sizeof(void*))
     cdef void* _c_dependencies = _bufptr(_k_dependencies)
     cdef intptr_t _c_memset_params = _struct_address(memset_params)
     with nogil:
@@ -16969,7 +16969,7 @@ cpdef intptr_t graph_add_host_node(intptr_t h_graph, dependencies, size_t num_de
     """
     cdef cydriver.CUresult _status
     cdef cydriver.CUgraphNode _o_ph_graph_node
-    cdef _Buf _k_dependencies = _array(dependencies, 'h', sizeof(void*))
+    cdef _Buf _k_dependencies = _v2_array(dependencies, 'h', sizeof(void*))
     cdef void* _c_dependencies = _bufptr(_k_dependencies)
     cdef intptr_t _c_node_params = _struct_address(node_params)
     with nogil:
@@ -17098,7 +17098,7 @@ cpdef intptr_t graph_add_child_graph_node(intptr_t h_graph, dependencies, size_t
     """
     cdef cydriver.CUresult _status
     cdef cydriver.CUgraphNode _o_ph_graph_node
-    cdef _Buf _k_dependencies = _array(dependencies, 'h', sizeof(void*))
+    cdef _Buf _k_dependencies = _v2_array(dependencies, 'h', sizeof(void*))
     cdef void* _c_dependencies = _bufptr(_k_dependencies)
     with nogil:
         _status = cydriver.cuGraphAddChildGraphNode(&_o_ph_graph_node, <cydriver.CUgraph>h_graph, <const cydriver.CUgraphNode*>_c_dependencies, num_dependencies, <cydriver.CUgraph>child_graph)
@@ -17192,7 +17192,7 @@ cpdef intptr_t graph_add_empty_node(intptr_t h_graph, dependencies, size_t num_d
     """
     cdef cydriver.CUresult _status
     cdef cydriver.CUgraphNode _o_ph_graph_node
-    cdef _Buf _k_dependencies = _array(dependencies, 'h', sizeof(void*))
+    cdef _Buf _k_dependencies = _v2_array(dependencies, 'h', sizeof(void*))
     cdef void* _c_dependencies = _bufptr(_k_dependencies)
     with nogil:
         _status = cydriver.cuGraphAddEmptyNode(&_o_ph_graph_node, <cydriver.CUgraph>h_graph, <const cydriver.CUgraphNode*>_c_dependencies, num_dependencies)
@@ -17247,7 +17247,7 @@ cpdef intptr_t graph_add_event_record_node(intptr_t h_graph, dependencies, size_
     """
     cdef cydriver.CUresult _status
     cdef cydriver.CUgraphNode _o_ph_graph_node
-    cdef _Buf _k_dependencies = _array(dependencies, 'h', sizeof(void*))
+    cdef _Buf _k_dependencies = _v2_array(dependencies, 'h', sizeof(void*))
     cdef void* _c_dependencies = _bufptr(_k_dependencies)
     with nogil:
         _status = cydriver.cuGraphAddEventRecordNode(&_o_ph_graph_node, <cydriver.CUgraph>h_graph, <const cydriver.CUgraphNode*>_c_dependencies, num_dependencies, <cydriver.CUevent>event)
@@ -17377,7 +17377,7 @@ cpdef intptr_t graph_add_event_wait_node(intptr_t h_graph, dependencies, size_t 
     """
     cdef cydriver.CUresult _status
     cdef cydriver.CUgraphNode _o_ph_graph_node
-    cdef _Buf _k_dependencies = _array(dependencies, 'h', sizeof(void*))
+    cdef _Buf _k_dependencies = _v2_array(dependencies, 'h', sizeof(void*))
     cdef void* _c_dependencies = _bufptr(_k_dependencies)
     with nogil:
         _status = cydriver.cuGraphAddEventWaitNode(&_o_ph_graph_node, <cydriver.CUgraph>h_graph, <const cydriver.CUgraphNode*>_c_dependencies, num_dependencies, <cydriver.CUevent>event)
@@ -17510,7 +17510,7 @@ cpdef intptr_t graph_add_external_semaphores_signal_node(intptr_t h_graph, depen
     """
     cdef cydriver.CUresult _status
     cdef cydriver.CUgraphNode _o_ph_graph_node
-    cdef _Buf _k_dependencies = _array(dependencies, 'h', sizeof(void*))
+    cdef _Buf _k_dependencies = _v2_array(dependencies, 'h', sizeof(void*))
     cdef void* _c_dependencies = _bufptr(_k_dependencies)
     cdef intptr_t _c_node_params = _struct_address(node_params)
     with nogil:
@@ -17654,7 +17654,7 @@ cpdef intptr_t graph_add_external_semaphores_wait_node(intptr_t h_graph, depende
     """
     cdef cydriver.CUresult _status
     cdef cydriver.CUgraphNode _o_ph_graph_node
-    cdef _Buf _k_dependencies = _array(dependencies, 'h', sizeof(void*))
+    cdef _Buf _k_dependencies = _v2_array(dependencies, 'h', sizeof(void*))
     cdef void* _c_dependencies = _bufptr(_k_dependencies)
     cdef intptr_t _c_node_params = _struct_address(node_params)
     with nogil:
@@ -17800,7 +17800,7 @@ cpdef intptr_t graph_add_batch_mem_op_node(intptr_t h_graph, dependencies, size_
     """
     cdef cydriver.CUresult _status
     cdef cydriver.CUgraphNode _o_ph_graph_node
-    cdef _Buf _k_dependencies = _array(dependencies, 'h', sizeof(void*))
+    cdef _Buf _k_dependencies = _v2_array(dependencies, 'h', sizeof(void*))
     cdef void* _c_dependencies = _bufptr(_k_dependencies)
     cdef intptr_t _c_node_params = _struct_address(node_params)
     with nogil:
@@ -18033,7 +18033,7 @@ cpdef intptr_t graph_add_mem_alloc_node(intptr_t h_graph, dependencies, size_t n
     """
     cdef cydriver.CUresult _status
     cdef cydriver.CUgraphNode _o_ph_graph_node
-    cdef _Buf _k_dependencies = _array(dependencies, 'h', sizeof(void*))
+    cdef _Buf _k_dependencies = _v2_array(dependencies, 'h', sizeof(void*))
     cdef void* _c_dependencies = _bufptr(_k_dependencies)
     cdef intptr_t _c_node_params = _struct_address(node_params)
     with nogil:
@@ -18144,7 +18144,7 @@ cpdef intptr_t graph_add_mem_free_node(intptr_t h_graph, dependencies, size_t nu
     """
     cdef cydriver.CUresult _status
     cdef cydriver.CUgraphNode _o_ph_graph_node
-    cdef _Buf _k_dependencies = _array(dependencies, 'h', sizeof(void*))
+    cdef _Buf _k_dependencies = _v2_array(dependencies, 'h', sizeof(void*))
     cdef void* _c_dependencies = _bufptr(_k_dependencies)
     with nogil:
         _status = cydriver.cuGraphAddMemFreeNode(&_o_ph_graph_node, <cydriver.CUgraph>h_graph, <const cydriver.CUgraphNode*>_c_dependencies, num_dependencies, <cydriver.CUdeviceptr>dptr)
@@ -18655,9 +18655,9 @@ cpdef graph_add_dependencies_v2(intptr_t h_graph, from_, to, edge_data, size_t n
     graph_node_get_dependent_nodes_v2
     """
     cdef cydriver.CUresult _status
-    cdef _Buf _k_from_ = _array(from_, 'h', sizeof(void*))
+    cdef _Buf _k_from_ = _v2_array(from_, 'h', sizeof(void*))
     cdef void* _c_from_ = _bufptr(_k_from_)
-    cdef _Buf _k_to = _array(to, 'h', sizeof(void*))
+    cdef _Buf _k_to = _v2_array(to, 'h', sizeof(void*))
     cdef void* _c_to = _bufptr(_k_to)
     cdef intptr_t _c_edge_data = _struct_address(edge_data)
     with nogil:
@@ -18713,9 +18713,9 @@ cpdef graph_remove_dependencies_v2(intptr_t h_graph, from_, to, edge_data, size_
     graph_node_get_dependent_nodes_v2
     """
     cdef cydriver.CUresult _status
-    cdef _Buf _k_from_ = _array(from_, 'h', sizeof(void*))
+    cdef _Buf _k_from_ = _v2_array(from_, 'h', sizeof(void*))
     cdef void* _c_from_ = _bufptr(_k_from_)
-    cdef _Buf _k_to = _array(to, 'h', sizeof(void*))
+    cdef _Buf _k_to = _v2_array(to, 'h', sizeof(void*))
     cdef void* _c_to = _bufptr(_k_to)
     cdef intptr_t _c_edge_data = _struct_address(edge_data)
     with nogil:
@@ -20331,7 +20331,7 @@ cpdef intptr_t graph_add_node_v2(intptr_t h_graph, dependencies, dependency_data
     """
     cdef cydriver.CUresult _status
     cdef cydriver.CUgraphNode _o_ph_graph_node
-    cdef _Buf _k_dependencies = _array(dependencies, 'h', sizeof(void*))
+    cdef _Buf _k_dependencies = _v2_array(dependencies, 'h', sizeof(void*))
     cdef void* _c_dependencies = _bufptr(_k_dependencies)
     cdef intptr_t _c_dependency_data = _struct_address(dependency_data)
     cdef intptr_t _c_node_params = _struct_address(node_params)
@@ -23999,7 +23999,7 @@ cpdef graphics_map_resources(unsigned int count, resources, intptr_t h_stream):
     graphics_unmap_resources, cudaGraphicsMapResources
     """
     cdef cydriver.CUresult _status
-    cdef _Buf _k_resources = _array(resources, 'h', sizeof(void*))
+    cdef _Buf _k_resources = _v2_array(resources, 'h', sizeof(void*))
     cdef void* _c_resources = _bufptr(_k_resources)
     with nogil:
         _status = cydriver.cuGraphicsMapResources(count, <cydriver.CUgraphicsResource*>_c_resources, <cydriver.CUstream>h_stream)
@@ -24050,7 +24050,7 @@ cpdef graphics_unmap_resources(unsigned int count, resources, intptr_t h_stream)
     graphics_map_resources, cudaGraphicsUnmapResources
     """
     cdef cydriver.CUresult _status
-    cdef _Buf _k_resources = _array(resources, 'h', sizeof(void*))
+    cdef _Buf _k_resources = _v2_array(resources, 'h', sizeof(void*))
     cdef void* _c_resources = _bufptr(_k_resources)
     with nogil:
         _status = cydriver.cuGraphicsUnmapResources(count, <cydriver.CUgraphicsResource*>_c_resources, <cydriver.CUstream>h_stream)

@@ -223,6 +223,54 @@ def run_probes(spec_path, stubdir, ref_dir, out, jobs, preload=()):
     return results, problems
 
 
+def has_v2(ref_dir):
+    """Whether NVIDIA's twin has cuda.bindings._v2 (13.4 on; 12.9.10 and 13.0.3 have none, and
+    their builds' _v2 is not probed)."""
+    return (Path(ref_dir) / "cuda" / "bindings" / "_v2").is_dir()
+
+
+def run_v2_probes(stubdir, ref_dir, out, preload=()):
+    """v2probe.py under both packages at once (docs/conformance.md, "_v2"); returns
+    ({package: {probe id: observation}}, problems)."""
+    ours_path = _ours_path(ref_dir)
+    tmp = Path(out) / "tmp"
+    procs = {}
+    for name, path in (("ours", ours_path), ("reference", [ref_dir] + ours_path)):
+        res, cwd = Path(out) / f"{name}.v2.jsonl", tmp / f"{name}.v2"
+        shutil.rmtree(cwd, ignore_errors=True)
+        cwd.mkdir(parents=True)
+        with open(Path(out) / f"{name}.v2.log", "w") as fh:
+            procs[name] = (subprocess.Popen([sys.executable, str(HERE / "v2probe.py"), str(res)], stdout=fh,
+                                            stderr=subprocess.STDOUT, env=_env(path, stubdir, tmp, preload), cwd=cwd,
+                                            start_new_session=True), res)
+    results, problems = {}, []
+    for name, (p, res) in procs.items():
+        try:
+            p.wait(timeout=CHILD_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+        results[name] = {}
+        lines = res.read_text().splitlines() if res.exists() else []
+        for line in lines:
+            results[name].update({k: v for k, v in json.loads(line).items() if not k.startswith("__")})
+        if not any("__done__" in line for line in lines):
+            problems.append(f"{name}: the _v2 probes stopped early (exit {p.returncode})")
+    v2_absent(results)
+    return results, problems
+
+
+def v2_absent(results):
+    """The _v2 probes of a function one package lacks, marked missing on that side: its `name`
+    probe reports it once (ours's missing functions are listed, departures.V2_MISSING), and its
+    calls are not comparable."""
+    for name, other in (("ours", "reference"), ("reference", "ours")):
+        for pid in set(results[name]) - set(results[other]):
+            lib, fam, fn = pid.split(".")[:3]
+            if lib.startswith("v2_") and fam == "fn" and f"{lib}.name.{fn}" not in results[other]:
+                results[other][pid] = {"missing": f"_v2.{lib[3:]} has no {fn}"}
+
+
 # ---------------------------------------------------------------------------------------------
 # comparing
 
@@ -277,7 +325,10 @@ def _reached_then_failed(x):
 _ZEROED = ("0", "0.0", "''", "False")       # a field of zeroed memory, as a probe shows it
 #: the argument forms that are an address in the first page of memory (int 1, float 1.5) or NULL
 #: (an options list given as bytes of NULs is one of NULL options)
-_NULL_PAGE_FORMS = r":((handle|handle_ref|struct_ptr|cstr|strlist|buf_w|voidp)=(int|float|none|null|handle)|strlist=bytes)$"
+_NULL_PAGE_FORMS = r":((handle|handle_ref|struct_ptr|cstr|strlist|buf_w|voidp)=(int|float|none|null|handle)|strlist=bytes|arg=int)$"
+#: the _v2 probes' -1 where an address is wanted: in the upper half of the address space (negative
+#: as an intptr_t), the kernel's, never a process's memory
+_UPPER_HALF_FORMS = r":arg=neg$"
 
 def _more_members(pid, o, r):
     """An enum's member count, where ours has members NVIDIA's lacks (more of them, nothing else)."""
@@ -313,10 +364,11 @@ KINDS = {
                      and "exc" not in o and "exc" not in r,
                      "a value or member count from the pinned header, which is newer than the one NVIDIA's "
                      "release was generated from"),
-    "avoids-library-crash": (lambda pid, o, r: re.search(_NULL_PAGE_FORMS, pid) is not None
-                             and isinstance(o, dict) and o.get("exc") == "ValueError" and not refused(r),
+    "avoids-library-crash": (lambda pid, o, r: (re.search(_NULL_PAGE_FORMS, pid) or re.search(_UPPER_HALF_FORMS, pid))
+                             is not None and isinstance(o, dict) and o.get("exc") == "ValueError" and not refused(r),
                              "ours refuses (ValueError) a handle or an address in the first page of memory (the "
-                             "probes' 1 and 1.5) or NULL, which NVIDIA's passes to a library that crashes on "
+                             "probes' 1 and 1.5), in the upper half of the address space (the _v2 probes' -1) "
+                             "or NULL, which NVIDIA's passes to a library that crashes on "
                              "it: reading or writing there faults; for handles and NULL buffers, what the real "
                              "library does is measured (scripts/handle_probe.py, docs/reliability.md); the "
                              "stand-in the suite calls cannot show it"),
@@ -350,6 +402,10 @@ KINDS = {
                              "field reads as whatever was there, two new objects differ"),
     "reference-internal": (lambda pid, o, r: family(pid)[1] == "name" and absent(o) and not absent(r),
                            "a name of NVIDIA's package's own machinery, not of the CUDA API"),
+    "missing-in-ours": (lambda pid, o, r: family(pid)[1] == "name" and absent(o) and not absent(r),
+                        "a function NVIDIA's has that ours does not have yet (a shape the generator does not make): "
+                        "a gap, not a departure the rule allows, listed one entry per function "
+                        "(departures.V2_MISSING) so that it stays in sight and a new one fails the test"),
 }
 
 
@@ -570,10 +626,20 @@ def run(out=None, jobs=None, models=None, log=print, release=None):
     preload = real_libraries(list(models), _ours_path(ref)) + stand_ins(list(models), out / "stand-ins")
     results, problems = run_probes(out / "spec.json", stubdir, ref, out, jobs, preload)
     t2 = time.time()
+    if has_v2(ref) != spec.has_v2(release):
+        problems.append(f"NVIDIA's {twin(release)} {'has' if has_v2(ref) else 'lacks'} cuda.bindings._v2, which "
+                        f"spec.V2_FROM says it {'lacks' if has_v2(ref) else 'has'}")
+    if has_v2(ref):
+        v2, v2_problems = run_v2_probes(stubdir, ref, out, preload)
+        for name in results:
+            results[name].update(v2[name])
+        problems += v2_problems
+    t3 = time.time()
     res = compare(results["ours"], results["reference"], release=release)
     res["release"], res["twin"] = release, twin(release)
     meta = {"release": release, "twin": twin(release),
-            "seconds": {"setup": round(t1 - t0, 1), "probes": round(t2 - t1, 1)}, "reference": str(ref),
+            "seconds": {"setup": round(t1 - t0, 1), "probes": round(t2 - t1, 1), "v2 probes": round(t3 - t2, 1)},
+            "reference": str(ref),
             "problems": problems}
     write_summary(res, out, meta)
     res["problems"], res["meta"] = problems, meta
@@ -593,6 +659,7 @@ def recompare(out=None, release=None):
                 results[name].update({k: v for k, v in json.loads(line).items() if not k.startswith("__")})
     if not results["ours"] or not results["reference"]:
         raise SetupError(f"no observations in {out}: run the suite first")
+    v2_absent(results)
     res = compare(results["ours"], results["reference"], release=release)
     res["release"], res["twin"], res["problems"] = release, twin(release), []
     return res

@@ -78,7 +78,22 @@ MODULES = {lib: _module(lib) for lib in PROBED}
 LIBS = libs_for(_build_release()) if _build_release() else PROBED
 SNAKE = {lib: m["prefix"] for lib, m in MODULES.items() if m["style"] == "snake"}
 assert sorted(sum(PARTS, [])) == sorted(PROBED), "every probed module's model is built in one part"
+# NVIDIA's _v2 modules (_v2.driver, _v2.nvrtc) appear in its 13.4 releases: a release whose twin
+# has them gets their probes (v2probe.py: every public name, and every function called with each
+# parameter as each of a few values), reported as the families of lib `v2_driver` and `v2_nvrtc`
+V2_FROM = (13, 4)
+V2_LIBS = ("v2_driver", "v2_nvrtc")
+V2_FAMILIES = ("name", "fn")
+
+
+def has_v2(release):
+    """Whether NVIDIA's twin of CUDA `release` has cuda.bindings._v2 (run.has_v2 checks its files)."""
+    return tuple(int(x) for x in release.split(".")[:2]) >= V2_FROM
+
+
 FAMILIES = [(lib, fam) for lib in LIBS for fam in MODULES[lib]["families"]]
+if _build_release() is None or has_v2(_build_release()):
+    FAMILIES += [(lib, fam) for lib in V2_LIBS for fam in V2_FAMILIES]
 BUF = 16384                       # size of every buffer a probe passes (larger than any output)
 KERNEL = ('extern "C" __global__ void k(float *x) { x[threadIdx.x] *= 2.0f; }\n'
           'template <typename T> __global__ void t(T *x) { x[0] = T(); }\n')

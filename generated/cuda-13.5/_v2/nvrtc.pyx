@@ -1281,7 +1281,8 @@ cpdef bytes install_bundled_headers(install_path, unsigned int flags):
     """
     cdef cynvrtc.nvrtcResult _status
     cdef const char* _o_error_log = NULL
-    cdef void* _c_install_path = _cstr_address(install_path)
+    cdef object _b_install_path = _path_arg(install_path)
+    cdef void* _c_install_path = _cstr_address(_b_install_path)
     with nogil:
         _status = cynvrtc.nvrtcInstallBundledHeaders(<const char*>_c_install_path, flags, &_o_error_log)
     if _status != 0:
@@ -1362,7 +1363,8 @@ cpdef bytes remove_bundled_headers(install_path):
     """
     cdef cynvrtc.nvrtcResult _status
     cdef const char* _o_error_log = NULL
-    cdef void* _c_install_path = _cstr_address(install_path)
+    cdef object _b_install_path = _path_arg(install_path)
+    cdef void* _c_install_path = _cstr_address(_b_install_path)
     with nogil:
         _status = cynvrtc.nvrtcRemoveBundledHeaders(<const char*>_c_install_path, &_o_error_log)
     if _status != 0:
