@@ -397,7 +397,7 @@ def test_v2_guards_refuse_what_would_crash_the_library():
     assert out["compile_program(8, [])"] == [
         "ValueError", "prog 0x8 is not an NVRTC program: no such object lies in the first page of memory"]
     tensor_map = "tensor_map_set_allocation_class(None, 0, 8)"
-    has_tensor_map = out[tensor_map][0] != "AttributeError"     # a 13.5 function; not in 12.9 or 13.0
+    has_tensor_map = tensor_map in out      # a 13.5 function; not in 12.9 or 13.0 (the child skips it)
     from cuda.bindings._v2 import nvrtc
     headers = {"install_bundled_headers(-1, 0)", "remove_bundled_headers(-1,)"}
     assert set(first_page) == {"compile_program(8, [])", "get_ptx(1,)", "get_program_log_size(4095,)",
@@ -412,7 +412,7 @@ def test_v2_guards_refuse_what_would_crash_the_library():
         assert "out_alloc_class 0x8" in out[tensor_map][1]
     else:
         from cuda.bindings import __cuda_version__
-        assert __cuda_version__ in ("12.9", "13.0"), out[tensor_map]
+        assert __cuda_version__ in ("12.9", "13.0"), sorted(out)
     # what the library answers itself is passed on, as through NVIDIA's
     assert out["get_ptx_size(0,)"][0] == "InvalidProgramError", out
     assert out["set_flow_callback(8, 0, 0)"][0] == "InvalidInputError", out
