@@ -43,12 +43,11 @@ def snake_refs(model):
     return docstrings.Refs(model, L["snake"]["enums"], {f.name: snake_case(f.name[len(L["prefix"]):]) for f in model.functions})
 
 
-def snake_docstring(model, fn, refs, hidden=()):
-    """A snake_case function's docstring: its outputs are returned, a failure raises (`hidden`: the
-    parameters the function neither takes nor returns, in the struct style)."""
+def snake_docstring(model, fn, refs):
+    """A snake_case function's docstring: its outputs are returned, a failure raises."""
     L = of(model)
     if records_style(L):
-        return _records_docstring(model, fn, refs, hidden)
+        return _records_docstring(model, fn, refs)
     t = model.resolved.functions[fn.name]
     result = L["snake"]["enums"][L["status"]][0]
     outs = [p for p in fn.params if p.role in ("out", "inout")]
@@ -64,12 +63,12 @@ def snake_docstring(model, fn, refs, hidden=()):
         status=result, raises=raises)
 
 
-def _records_docstring(model, fn, refs, hidden=()):
+def _records_docstring(model, fn, refs):
     """A struct-style module's function's docstring: what it returns of its outputs (those it
     fills in place last), or of a struct it fills from its arguments."""
     L = of(model)
     rn, t = model.resolved.records, model.resolved.functions[fn.name]
-    outs = [p for p in fn.params if p.role in ("out", "inout") and p.conv != "records_io" and p.name not in hidden]
+    outs = [p for p in fn.params if p.role in ("out", "inout") and p.conv != "records_io"]
     outs += [p for p in fn.params if p.conv == "records_io" and p.role == "inout"]
     raises = None
     if fn.ret != L["status"]:
@@ -95,7 +94,7 @@ def _records_docstring(model, fn, refs, hidden=()):
         raises = (L["snake"]["error"], f"If the call fails, with the {rn.status} member in its `status`",
                   success_name(model))
     return docstrings.render(
-        fn.pydoc or fn.doc, [(i.name, i.type, i.cname) for i in t.inputs if i.cname not in hidden], returns,
+        fn.pydoc or fn.doc, [(i.name, i.type, i.cname) for i in t.inputs], returns,
         names={p.name: p.pyname for p in fn.params}, outs=[p.name for p in outs], refs=refs, status=rn.status,
         raises=raises)
 
