@@ -159,12 +159,14 @@ class _Sig:
     def _first_page(self, p, py):
         """The guard of a handle the library dereferences (overrides.v2_first_page): a value in the
         first page of memory, where no object lies, is refused with ValueError instead of crashing
-        the library; 0 (NULL) is the library's to answer.  One C comparison on the way through."""
+        the library, and so is a negative one (in the upper half of the address space, never a
+        process's memory; the tuple style refuses it too: a handle cannot be negative); 0 (NULL)
+        is the library's to answer.  Two C comparisons on the way through."""
         what = ov.v2_first_page(self.fn.name, bare(p.ctype))
         if what is None:
             return
         unless = ov.HANDLE_READ_UNLESS_NULL.get((self.fn.name, p.name))
-        test = f"<uintptr_t>{py} - 1 < 4095"
+        test = f"{py} < 4096 and {py} != 0"
         if unless:
             test = f"{public_param(next(q for q in self.fn.params if q.name == unless), self.L)} != 0 and " + test
         self.lines += [f"if {test}:", f"    _first_page_handle({py}, {py!r}, {what!r})"]

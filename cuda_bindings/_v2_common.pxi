@@ -129,7 +129,11 @@ cdef object _first(object a, size_t n):
 # 0) and calls these only to raise.
 
 cdef int _first_page_handle(intptr_t v, str name, str what) except -1:
-    """A handle the library dereferences, in the first page of memory: no object lies there."""
+    """A handle the library dereferences, in the first page of memory (no object lies there) or
+    negative (in the upper half of the address space, the kernel's)."""
+    if v < 0:
+        raise ValueError(f"{name} {<uintptr_t>v:#x} is not {what}: a process's objects lie in the lower half of the "
+                         "address space")
     raise ValueError(f"{name} {v:#x} is not {what}: no such object lies in the first page of memory")
 
 

@@ -360,6 +360,8 @@ calls = [
     ("nvrtc", "compile_program", (8, [])), ("nvrtc", "get_ptx", (1,)), ("nvrtc", "get_program_log_size", (4095,)),
     ("nvrtc", "destroy_program", (8,)), ("nvrtc", "add_name_expression", (16, "k")),
     ("nvrtc", "set_flow_callback", (8, 1 << 20, 0)),
+    # and a negative one (the upper half of the address space), which the tuple style refuses too
+    ("nvrtc", "get_ptx_size", (-1,)), ("nvrtc", "destroy_program", (-4096,)),
     # 0 is NVRTC's to refuse; so is any program while the flow callback is NULL (NVRTC does not
     # read the program then)
     ("nvrtc", "get_ptx_size", (0,)), ("nvrtc", "set_flow_callback", (8, 0, 0)),
@@ -402,11 +404,15 @@ def test_v2_guards_refuse_what_would_crash_the_library():
     headers = {"install_bundled_headers(-1, 0)", "remove_bundled_headers(-1,)"}
     assert set(first_page) == {"compile_program(8, [])", "get_ptx(1,)", "get_program_log_size(4095,)",
                                "destroy_program(8,)", "add_name_expression(16, 'k')",
-                               "set_flow_callback(8, 1048576, 0)", "module_get_function(0, 8)",
+                               "set_flow_callback(8, 1048576, 0)", "get_ptx_size(-1,)", "destroy_program(-4096,)",
+                               "module_get_function(0, 8)",
                                "module_load(64,)", "module_load(-4096,)"} \
         | ({tensor_map} if has_tensor_map else set()) \
         | (headers if hasattr(nvrtc, "install_bundled_headers") else set()), out
     assert "lower half of the address space" in out["module_load(-4096,)"][1]
+    assert out["get_ptx_size(-1,)"] == [
+        "ValueError", "prog 0xffffffffffffffff is not an NVRTC program: a process's objects lie in the lower half "
+        "of the address space"]
     assert "first page" in out["module_get_function(0, 8)"][1]
     if has_tensor_map:
         assert "out_alloc_class 0x8" in out[tensor_map][1]

@@ -388,7 +388,7 @@ cpdef destroy_program(intptr_t prog):
     create_program
     """
     cdef cynvrtc.nvrtcResult _status
-    if <uintptr_t>prog - 1 < 4095:
+    if prog < 4096 and prog != 0:
         _first_page_handle(prog, 'prog', 'an NVRTC program')
     cdef cynvrtc.nvrtcProgram _c_prog = <cynvrtc.nvrtcProgram>prog
     with nogil:
@@ -427,7 +427,7 @@ cpdef compile_program(intptr_t prog, options=None):
     """
     cdef cynvrtc.nvrtcResult _status
     cdef char** _c_options = NULL
-    if <uintptr_t>prog - 1 < 4095:
+    if prog < 4096 and prog != 0:
         _first_page_handle(prog, 'prog', 'an NVRTC program')
     cdef int _n_options = 0
     cdef object _k_options = _bytes_list(options, <char***>&_c_options, &_n_options)
@@ -465,7 +465,7 @@ cpdef size_t get_ptx_size(intptr_t prog) except? 0:
     """
     cdef cynvrtc.nvrtcResult _status
     cdef size_t _o_ptx_size_ret
-    if <uintptr_t>prog - 1 < 4095:
+    if prog < 4096 and prog != 0:
         _first_page_handle(prog, 'prog', 'an NVRTC program')
     with nogil:
         _status = cynvrtc.nvrtcGetPTXSize(<cynvrtc.nvrtcProgram>prog, &_o_ptx_size_ret)
@@ -501,7 +501,7 @@ cpdef bytes get_ptx(intptr_t prog):
     get_ptx_size
     """
     cdef cynvrtc.nvrtcResult _status
-    if <uintptr_t>prog - 1 < 4095:
+    if prog < 4096 and prog != 0:
         _first_page_handle(prog, 'prog', 'an NVRTC program')
     cdef size_t _n = 0
     with nogil:
@@ -548,7 +548,7 @@ cpdef size_t get_cubin_size(intptr_t prog) except? 0:
     """
     cdef cynvrtc.nvrtcResult _status
     cdef size_t _o_cubin_size_ret
-    if <uintptr_t>prog - 1 < 4095:
+    if prog < 4096 and prog != 0:
         _first_page_handle(prog, 'prog', 'an NVRTC program')
     with nogil:
         _status = cynvrtc.nvrtcGetCUBINSize(<cynvrtc.nvrtcProgram>prog, &_o_cubin_size_ret)
@@ -587,7 +587,7 @@ cpdef bytes get_cubin(intptr_t prog):
     get_cubin_size
     """
     cdef cynvrtc.nvrtcResult _status
-    if <uintptr_t>prog - 1 < 4095:
+    if prog < 4096 and prog != 0:
         _first_page_handle(prog, 'prog', 'an NVRTC program')
     cdef size_t _n = 0
     with nogil:
@@ -633,7 +633,7 @@ cpdef size_t get_ltoir_size(intptr_t prog) except? 0:
     """
     cdef cynvrtc.nvrtcResult _status
     cdef size_t _o_ltoir_size_ret
-    if <uintptr_t>prog - 1 < 4095:
+    if prog < 4096 and prog != 0:
         _first_page_handle(prog, 'prog', 'an NVRTC program')
     with nogil:
         _status = cynvrtc.nvrtcGetLTOIRSize(<cynvrtc.nvrtcProgram>prog, &_o_ltoir_size_ret)
@@ -671,7 +671,7 @@ cpdef bytes get_ltoir(intptr_t prog):
     get_ltoir_size
     """
     cdef cynvrtc.nvrtcResult _status
-    if <uintptr_t>prog - 1 < 4095:
+    if prog < 4096 and prog != 0:
         _first_page_handle(prog, 'prog', 'an NVRTC program')
     cdef size_t _n = 0
     with nogil:
@@ -718,7 +718,7 @@ cpdef size_t get_optix_ir_size(intptr_t prog) except? 0:
     """
     cdef cynvrtc.nvrtcResult _status
     cdef size_t _o_optixir_size_ret
-    if <uintptr_t>prog - 1 < 4095:
+    if prog < 4096 and prog != 0:
         _first_page_handle(prog, 'prog', 'an NVRTC program')
     with nogil:
         _status = cynvrtc.nvrtcGetOptiXIRSize(<cynvrtc.nvrtcProgram>prog, &_o_optixir_size_ret)
@@ -757,7 +757,7 @@ cpdef bytes get_optix_ir(intptr_t prog):
     get_optix_ir_size
     """
     cdef cynvrtc.nvrtcResult _status
-    if <uintptr_t>prog - 1 < 4095:
+    if prog < 4096 and prog != 0:
         _first_page_handle(prog, 'prog', 'an NVRTC program')
     cdef size_t _n = 0
     with nogil:
@@ -804,7 +804,7 @@ cpdef size_t get_program_log_size(intptr_t prog) except? 0:
     """
     cdef cynvrtc.nvrtcResult _status
     cdef size_t _o_log_size_ret
-    if <uintptr_t>prog - 1 < 4095:
+    if prog < 4096 and prog != 0:
         _first_page_handle(prog, 'prog', 'an NVRTC program')
     with nogil:
         _status = cynvrtc.nvrtcGetProgramLogSize(<cynvrtc.nvrtcProgram>prog, &_o_log_size_ret)
@@ -840,7 +840,7 @@ cpdef bytes get_program_log(intptr_t prog):
     get_program_log_size
     """
     cdef cynvrtc.nvrtcResult _status
-    if <uintptr_t>prog - 1 < 4095:
+    if prog < 4096 and prog != 0:
         _first_page_handle(prog, 'prog', 'an NVRTC program')
     cdef size_t _n = 0
     with nogil:
@@ -889,7 +889,7 @@ cpdef add_name_expression(intptr_t prog, name_expression):
     get_lowered_name
     """
     cdef cynvrtc.nvrtcResult _status
-    if <uintptr_t>prog - 1 < 4095:
+    if prog < 4096 and prog != 0:
         _first_page_handle(prog, 'prog', 'an NVRTC program')
     cdef bytes _b_name_expression = _text_arg(name_expression, 'name_expression', 'str')
     cdef const char* _c_name_expression = NULL if _b_name_expression is None else <const char*>_b_name_expression
@@ -936,7 +936,7 @@ cpdef bytes get_lowered_name(intptr_t prog, name_expression):
     """
     cdef cynvrtc.nvrtcResult _status
     cdef const char* _o_lowered_name = NULL
-    if <uintptr_t>prog - 1 < 4095:
+    if prog < 4096 and prog != 0:
         _first_page_handle(prog, 'prog', 'an NVRTC program')
     cdef bytes _b_name_expression = _text_arg(name_expression, 'name_expression', 'str')
     cdef const char* _c_name_expression = NULL if _b_name_expression is None else <const char*>_b_name_expression
@@ -1028,7 +1028,7 @@ cpdef int get_pch_create_status(intptr_t prog) except? -1:
         ERROR_PCH_CREATE_HEAP_EXHAUSTED, ERROR_INVALID_PROGRAM
     """
     cdef cynvrtc.nvrtcResult _status
-    if <uintptr_t>prog - 1 < 4095:
+    if prog < 4096 and prog != 0:
         _first_page_handle(prog, 'prog', 'an NVRTC program')
     with nogil:
         _status = cynvrtc.nvrtcGetPCHCreateStatus(<cynvrtc.nvrtcProgram>prog)
@@ -1060,7 +1060,7 @@ cpdef size_t get_pch_heap_size_required(intptr_t prog) except? 0:
     """
     cdef cynvrtc.nvrtcResult _status
     cdef size_t _o_size
-    if <uintptr_t>prog - 1 < 4095:
+    if prog < 4096 and prog != 0:
         _first_page_handle(prog, 'prog', 'an NVRTC program')
     with nogil:
         _status = cynvrtc.nvrtcGetPCHHeapSizeRequired(<cynvrtc.nvrtcProgram>prog, &_o_size)
@@ -1118,7 +1118,7 @@ cpdef set_flow_callback(intptr_t prog, intptr_t callback, intptr_t payload):
         ERROR_INVALID_PROGRAM, ERROR_INVALID_INPUT
     """
     cdef cynvrtc.nvrtcResult _status
-    if callback != 0 and <uintptr_t>prog - 1 < 4095:
+    if callback != 0 and prog < 4096 and prog != 0:
         _first_page_handle(prog, 'prog', 'an NVRTC program')
     with nogil:
         _status = cynvrtc.nvrtcSetFlowCallback(<cynvrtc.nvrtcProgram>prog, <void*>callback, <void*>payload)
