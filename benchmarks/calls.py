@@ -147,6 +147,7 @@ def floor_gauge(floor_dir):
 ONLY = None     # --only: a regular expression; the cases whose names it does not match are skipped
 PROBE = None    # drvprobe_mark of benchmarks/drvprobe.c, where that driver is the one loaded
 GAUGE = None    # a Gauge, timed before each case
+TWIN = None     # --twin: floor.twin_ns, the C form of a real-driver case timed in this process after it
 FASTEST = None  # the fastest gauge this process has timed
 RETIME_OVER = 1.2   # a case whose gauge within is above this x FASTEST is timed again ...
 RETIMES = 2         # ... this many times at most, after the first
@@ -156,9 +157,11 @@ def wanted(name):
     return ONLY is None or ONLY.search(name) is not None
 
 
-def run_case(name, stmt, names, queued=False, after=None, status=True):
+def run_case(name, stmt, names, queued=False, after=None, status=True, twin=None):
     """Times one case; `status`: the call returns a status first (a tuple-style call), checked
-    once to be 0 (not for a call whose tuple is its value, such as nvfatbin.version)."""
+    once to be 0 (not for a call whose tuple is its value, such as nvfatbin.version); `twin`:
+    (the C twin's case, its arguments a, b, c, the stream to synchronize), timed right after the
+    case where --twin is given (its "c_in")."""
     if not wanted(name):
         return
     try:
@@ -172,6 +175,7 @@ def run_case(name, stmt, names, queued=False, after=None, status=True):
         ns, iters, repeats, within, retimed = timed(stmt, names, queued, after, gauge)
         if PROBE is not None:
             PROBE(b"")
+        c_in = time_twin(twin, queued) if twin is not None and TWIN is not None else None
     except Exception as e:  # reported, and the other cases still run
         if after is not None:
             try:
@@ -186,7 +190,18 @@ def run_case(name, stmt, names, queued=False, after=None, status=True):
     if within is not None:
         row["gauge_in"] = round(within, 2)
         row["retimed"] = retimed
+    if c_in is not None:
+        row["c_in"] = round(c_in, 2)
     emit(row)
+
+
+def time_twin(twin, queued):
+    """ns per call of the C twin of a case (floor.twin_ns), timed as measure() times the case:
+    about TARGET_S a repeat, the fastest of as many repeats, the stream synchronized after each
+    repeat of a queued case."""
+    case, a, b, c, sync = twin
+    return TWIN(case, a, b, c, sync if queued else 0, QUEUED_CAP if queued else PLAIN_CAP,
+                REPEATS_QUEUED if queued else REPEATS, TARGET_S * 1e9)
 
 
 def timed(stmt, names, queued, after, gauge):
@@ -317,8 +332,10 @@ def main():
     ap.add_argument("--expect-not-under")
     ap.add_argument("--floor-dir")
     ap.add_argument("--only", help="a regular expression: run only the cases whose names it matches")
+    ap.add_argument("--twin", action="store_true",
+                    help="time each real-driver case's C form in this process after it (floor.twin_ns)")
     args = ap.parse_args()
-    global ONLY, PROBE, GAUGE
+    global ONLY, PROBE, GAUGE, TWIN
     if args.only:
         import re
         ONLY = re.compile(args.only)
@@ -335,6 +352,8 @@ def main():
     from cuda.bindings import driver, nvrtc, runtime
 
     floor, GAUGE = floor_gauge(args.floor_dir)
+    if args.twin and PROBE is None and floor is not None:
+        TWIN = floor.twin_ns
     ok(driver.cuInit(0), "cuInit")
     dev = ok(driver.cuDeviceGet(0), "cuDeviceGet")
     ctx = ok(driver.cuDevicePrimaryCtxRetain(dev), "cuDevicePrimaryCtxRetain")
@@ -368,8 +387,8 @@ def main():
     except ImportError:
         CD = None
 
-    def with_checked(name, stmt, names, checked_stmt=None, **kw):
-        run_case(name, stmt, names, **kw)
+    def with_checked(name, stmt, names, checked_stmt=None, twin=None, **kw):
+        run_case(name, stmt, names, twin=twin, **kw)
         if CD is not None:
             run_case("checked:" + name, checked_stmt or stmt,
                      {k: getattr(CD, v.__name__) if getattr(v, "__module__", None) == D.__name__ and callable(v)
@@ -381,24 +400,34 @@ def main():
                   "a": D.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT})
     with_checked("cuGetErrorString", "f(e)",
                  {"f": D.cuGetErrorString, "e": D.CUresult.CUDA_ERROR_INVALID_VALUE})
-    with_checked("cuEventQuery", "f(e)", {"f": D.cuEventQuery, "e": ev_done})
-    with_checked("cuStreamQuery", "f(s)", {"f": D.cuStreamQuery, "s": stream})
+    # the C twin of a case (floor.twin_ns): its case, the handles and addresses it takes as ints
+    # (the same objects the binding is given), the stream synchronized after a queued repeat
+    s_, e_done, e_rec, b_ = int(stream), int(ev_done), int(ev_rec), int(buf)
+
+    def tw(case, a=0, b=0, c=0):
+        return (case, a, b, c, s_)
+
+    with_checked("cuEventQuery", "f(e)", {"f": D.cuEventQuery, "e": ev_done}, twin=tw("cuEventQuery", e_done))
+    with_checked("cuStreamQuery", "f(s)", {"f": D.cuStreamQuery, "s": stream}, twin=tw("cuStreamQuery", s_))
     run_case("cuEventRecord", "f(e, s)", {"f": D.cuEventRecord, "e": ev_rec, "s": stream},
-             queued=True, after=sync)
-    run_case("cuStreamSynchronize", "f(s)", {"f": D.cuStreamSynchronize, "s": stream})
+             queued=True, after=sync, twin=tw("cuEventRecord", e_rec, s_))
+    run_case("cuStreamSynchronize", "f(s)", {"f": D.cuStreamSynchronize, "s": stream},
+             twin=tw("cuStreamSynchronize", s_))
     run_case("cuEventCreate+cuEventDestroy", "g(f(0)[1])",
-             {"f": D.cuEventCreate, "g": D.cuEventDestroy})
+             {"f": D.cuEventCreate, "g": D.cuEventDestroy}, twin=tw("cuEventCreate+cuEventDestroy"))
     run_case("cuStreamCreate+cuStreamDestroy", "g(f(0)[1])",
-             {"f": D.cuStreamCreate, "g": D.cuStreamDestroy})
+             {"f": D.cuStreamCreate, "g": D.cuStreamDestroy}, twin=tw("cuStreamCreate+cuStreamDestroy"))
     with_checked("cuMemAlloc+cuMemFree_4KiB", "g(f(4096)[1])",
-                 {"f": D.cuMemAlloc, "g": D.cuMemFree}, checked_stmt="g(f(4096))")
-    run_case("cuMemcpyHtoD_4B", "f(d, h, 4)", {"f": D.cuMemcpyHtoD, "d": buf, "h": host_addr})
+                 {"f": D.cuMemAlloc, "g": D.cuMemFree}, checked_stmt="g(f(4096))",
+                 twin=tw("cuMemAlloc+cuMemFree_4KiB"))
+    run_case("cuMemcpyHtoD_4B", "f(d, h, 4)", {"f": D.cuMemcpyHtoD, "d": buf, "h": host_addr},
+             twin=tw("cuMemcpyHtoD_4B", b_, host_addr))
     run_case("cuMemcpyHtoDAsync_4B", "f(d, h, 4, s)",
              {"f": D.cuMemcpyHtoDAsync, "d": buf, "h": host_addr, "s": stream},
-             queued=True, after=sync)
+             queued=True, after=sync, twin=tw("cuMemcpyHtoDAsync_4B", b_, host_addr, s_))
     run_case("cuPointerGetAttribute", "f(a, d)",
              {"f": D.cuPointerGetAttribute, "d": buf,
-              "a": D.CUpointer_attribute.CU_POINTER_ATTRIBUTE_MEMORY_TYPE})
+              "a": D.CUpointer_attribute.CU_POINTER_ATTRIBUTE_MEMORY_TYPE}, twin=tw("cuPointerGetAttribute", b_))
 
     # cuLaunchKernel: for each kernel, the arguments in three forms --
     #   array: a numpy uint64 array of the arguments' addresses (a void*[]), built once;
@@ -458,18 +487,22 @@ def main():
 
     spread = scattered(eight)
     launch = "f(k, 1, 1, 1, 32, 1, 1, 0, s, p, 0)"
+    # each form's C twin launches with the pre-packed void*[] of the same values (the C form of
+    # every one); the scattered case's with its own scattered values
     run_case("cuLaunchKernel_0args_null", launch,
-             {"f": D.cuLaunchKernel, "k": kern[0], "s": stream, "p": 0}, queued=True, after=sync)
+             {"f": D.cuLaunchKernel, "k": kern[0], "s": stream, "p": 0}, queued=True, after=sync,
+             twin=tw("cuLaunchKernel", int(kern[0]), s_, 0))
     for nargs in LAUNCH_ARGS:
         arr, vt = forms[nargs]
         for form, p in (("array", arr), ("int", arr.ctypes.data), ("tuple", vt)):
             timed = with_checked if (nargs, form) == (4, "int") else run_case
             timed(f"cuLaunchKernel_{nargs}args_{form}", launch,
                   {"f": D.cuLaunchKernel, "k": kern[nargs], "s": stream, "p": p},
-                  queued=True, after=sync)
+                  queued=True, after=sync, twin=tw("cuLaunchKernel", int(kern[nargs]), s_, arr.ctypes.data))
         if nargs == 8:
             run_case("cuLaunchKernel_8args_scattered", launch,
-                     {"f": D.cuLaunchKernel, "k": kern[8], "s": stream, "p": spread}, queued=True, after=sync)
+                     {"f": D.cuLaunchKernel, "k": kern[8], "s": stream, "p": spread}, queued=True, after=sync,
+                     twin=tw("cuLaunchKernel", int(kern[8]), s_, spread.ctypes.data))
 
     run_case("nvrtcVersion", "f()", {"f": nvrtc.nvrtcVersion})
     nvml_and_nvfatbin_cases(image)

@@ -60,7 +60,7 @@ cdef extern from *:
     int bench_floor_version(int *major, int *minor) nogil
 
 from cpython.buffer cimport PyBUF_SIMPLE, PyBuffer_Release, PyObject_GetBuffer
-from libc.stdint cimport intptr_t
+from libc.stdint cimport intptr_t, uintptr_t
 
 cdef object OK = 0
 
@@ -200,3 +200,129 @@ def two_ints_gil():
     if status != 0:
         raise RuntimeError(status)
     return (major, minor)
+
+
+# ---- the C twin in the process: the same driver call made from C, in the calls.py process -----
+#
+# The driver's own time per call differs from process to process, whichever package calls it
+# (the driver probe: 3.5 to 3.9 us per launch), so that a row's figures from fresh processes
+# overlap although the binding's own part differs by 300 ns.  twin_ns times the C form of a
+# real-driver case (benchmarks/overhead_c.c's) in the same process, with the same handles and
+# argument memory, right after the case: measure.by_speed then takes the binding's part of each
+# figure as figure - twin and adds the phase's median twin (docs/benchmarks.md).  The driver is the
+# one the process has loaded (dlopen RTLD_NOLOAD: the binding loaded it); the symbols are
+# cuda.h's for these calls, as overhead_c.c's.
+
+cdef extern from *:
+    """
+    #include <dlfcn.h>
+    #include <stdint.h>
+    #include <time.h>
+    typedef int (*twin_fn)(void);
+    static void *twin_lib = NULL;
+    static void *twin_sym(const char *name) {
+        if (twin_lib == NULL)
+            twin_lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+        return twin_lib == NULL ? NULL : dlsym(twin_lib, name);
+    }
+    static double twin_now(void) {
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        return t.tv_sec * 1e9 + t.tv_nsec;
+    }
+    /* the cases; a, b, c: the case's handles and addresses */
+    static int (*tw_evq)(uintptr_t), (*tw_stq)(uintptr_t), (*tw_sync)(uintptr_t), (*tw_rec)(uintptr_t, uintptr_t);
+    static int (*tw_evc)(uintptr_t *, unsigned), (*tw_evd)(uintptr_t), (*tw_stc)(uintptr_t *, unsigned), (*tw_std)(uintptr_t);
+    static int (*tw_alloc)(uintptr_t *, size_t), (*tw_free)(uintptr_t);
+    static int (*tw_htod)(uintptr_t, uintptr_t, size_t), (*tw_htoda)(uintptr_t, uintptr_t, size_t, uintptr_t);
+    static int (*tw_attr)(void *, int, uintptr_t);
+    static int (*tw_launch)(uintptr_t, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                            uintptr_t, void **, void **);
+    static int twin_resolve(void) {
+        if (tw_launch != NULL)
+            return 0;
+        tw_evq = twin_sym("cuEventQuery"); tw_stq = twin_sym("cuStreamQuery");
+        tw_sync = twin_sym("cuStreamSynchronize"); tw_rec = twin_sym("cuEventRecord");
+        tw_evc = twin_sym("cuEventCreate"); tw_evd = twin_sym("cuEventDestroy_v2");
+        tw_stc = twin_sym("cuStreamCreate"); tw_std = twin_sym("cuStreamDestroy_v2");
+        tw_alloc = twin_sym("cuMemAlloc_v2"); tw_free = twin_sym("cuMemFree_v2");
+        tw_htod = twin_sym("cuMemcpyHtoD_v2"); tw_htoda = twin_sym("cuMemcpyHtoDAsync_v2");
+        tw_attr = twin_sym("cuPointerGetAttribute");
+        tw_launch = twin_sym("cuLaunchKernel");
+        return tw_evq && tw_stq && tw_sync && tw_rec && tw_evc && tw_evd && tw_stc && tw_std && tw_alloc
+               && tw_free && tw_htod && tw_htoda && tw_attr && tw_launch ? 0 : -1;
+    }
+    static int twin_call(int which, uintptr_t a, uintptr_t b, uintptr_t c) {
+        uintptr_t h;
+        unsigned memtype;
+        int r;
+        switch (which) {
+        case 0: return tw_evq(a);
+        case 1: return tw_stq(a);
+        case 2: return tw_rec(a, b);
+        case 3: return tw_sync(a);
+        case 4: r = tw_evc(&h, 0); return r ? r : tw_evd(h);
+        case 5: r = tw_stc(&h, 0); return r ? r : tw_std(h);
+        case 6: r = tw_alloc(&h, 4096); return r ? r : tw_free(h);
+        case 7: return tw_htod(a, b, 4);
+        case 8: return tw_htoda(a, b, 4, c);
+        case 9: return tw_attr(&memtype, 2 /* CU_POINTER_ATTRIBUTE_MEMORY_TYPE */, a);
+        case 10: return tw_launch(a, 1, 1, 1, 32, 1, 1, 0, b, (void **)c, NULL);
+        }
+        return -1;
+    }
+    /* ns per call: calibrated to about target_ns a repeat (at most cap calls), the fastest of
+       `repeats`; `sync` (a stream, or 0) synchronized, untimed, after each repeat, as calls.py
+       does for a queued case.  A negative result is minus the status of the first call. */
+    static double twin_time(int which, uintptr_t a, uintptr_t b, uintptr_t c, uintptr_t sync, long cap,
+                            int repeats, double target_ns) {
+        if (twin_resolve() != 0)
+            return -999.0;
+        int r0 = twin_call(which, a, b, c);
+        if (sync) tw_sync(sync);
+        if (r0 != 0)
+            return -(double)r0;
+        long n = 16, iters;
+        double t, t0, best = 1e300;
+        for (;;) {
+            t0 = twin_now();
+            for (long i = 0; i < n; i++) twin_call(which, a, b, c);
+            t = twin_now() - t0;
+            if (sync) tw_sync(sync);
+            if (t >= 2e6 || n >= cap) break;
+            n = n * 4 > cap ? cap : n * 4;
+        }
+        iters = (long)(target_ns / (t / n > 1.0 ? t / n : 1.0));
+        iters = iters < 16 ? 16 : iters > cap ? cap : iters;
+        for (int k = 0; k < repeats; k++) {
+            t0 = twin_now();
+            for (long i = 0; i < iters; i++) twin_call(which, a, b, c);
+            t = (twin_now() - t0) / iters;
+            if (sync) tw_sync(sync);
+            if (t < best) best = t;
+        }
+        return best;
+    }
+    """
+    double twin_time(int which, uintptr_t a, uintptr_t b, uintptr_t c, uintptr_t sync, long cap, int repeats,
+                     double target_ns) nogil
+
+# calls.py's case name -> twin_call's case
+TWIN_CASES = {"cuEventQuery": 0, "cuStreamQuery": 1, "cuEventRecord": 2, "cuStreamSynchronize": 3,
+              "cuEventCreate+cuEventDestroy": 4, "cuStreamCreate+cuStreamDestroy": 5,
+              "cuMemAlloc+cuMemFree_4KiB": 6, "cuMemcpyHtoD_4B": 7, "cuMemcpyHtoDAsync_4B": 8,
+              "cuPointerGetAttribute": 9, "cuLaunchKernel": 10}
+
+
+def twin_ns(str case, uintptr_t a=0, uintptr_t b=0, uintptr_t c=0, uintptr_t sync=0, long cap=5000000,
+            int repeats=7, double target_ns=10e6):
+    """ns per call of the C form of `case` (TWIN_CASES) in this process, the driver this process
+    loaded; RuntimeError where the call fails or the driver lacks one of the symbols."""
+    cdef int which = TWIN_CASES[case]
+    cdef double ns
+    with nogil:
+        ns = twin_time(which, a, b, c, sync, cap, repeats, target_ns)
+    if ns < 0:
+        raise RuntimeError(f"the C twin of {case}: " + ("the driver's symbols were not found" if ns == -999.0
+                                                        else f"CUresult {int(-ns)}"))
+    return ns

@@ -226,12 +226,13 @@ def gauges_of(rows):
 
 
 def keep(res, key, impl, row):
-    """Adds one case's figure (calls.py's row) to res[key][impl], and the gauge timed within the
-    case (its "gauge_in") beside it in res["gauge_in"][key][impl]."""
+    """Adds one case's figure (calls.py's row) to res[key][impl], the gauge timed within the case
+    (its "gauge_in") beside it in res["gauge_in"][key][impl], and its C twin timed in the same
+    process (its "c_in") in res["c_in"][key][impl]."""
     res[key][impl].setdefault(row["case"], []).append(row["ns"])
-    if row.get("gauge_in"):
-        res.setdefault("gauge_in", {}).setdefault(key, {}).setdefault(impl, {}).setdefault(
-            row["case"], []).append(row["gauge_in"])
+    for k in ("gauge_in", "c_in"):
+        if row.get(k):
+            res.setdefault(k, {}).setdefault(key, {}).setdefault(impl, {}).setdefault(row["case"], []).append(row[k])
 
 
 MIN_KEPT = 5        # by_speed leaves at least this many figures of a package's case
@@ -248,13 +249,17 @@ def by_speed(res, key):
        still varies by some 10 %, and a case's figure moves with its gauge.
     Rescaling is not done across the 2x step: a launch's or a copy's time is partly the GPU's,
     which does not follow the CPU, and a figure scaled by half was seen to land below the
-    package's fast ones.  Every figure stays in res["raw"][key]; res["speed_check"][key] says G,
-    the fast tenth's gauge, the limit and how many figures were left out."""
+    package's fast ones.  A case whose every figure has its C twin timed in the same process
+    (calls.py --twin, "c_in") is taken by its twin instead (by_twin).  Every figure stays in
+    res["raw"][key]; res["speed_check"][key] says G, the fast tenth's gauge, the limit and how
+    many figures were left out."""
     gauges = res.get("gauge_in", {}).get(key, {})
+    twins = res.get("c_in", {}).get(key, {})
     raw = res.setdefault("raw", {})[key] = {impl: {c: list(v) for c, v in res[key][impl].items()} for impl in IMPLS}
-    pairs = {impl: {c: list(zip(v, gauges.get(impl, {}).get(c, []))) for c, v in raw[impl].items()
+    pairs = {impl: {c: list(zip(v, gauges.get(impl, {}).get(c, []), twins.get(impl, {}).get(c, [None] * len(v))))
+                    for c, v in raw[impl].items()
                     if len(gauges.get(impl, {}).get(c, [])) == len(v)} for impl in IMPLS}
-    every = sorted(g for impl in IMPLS for ps in pairs[impl].values() for _, g in ps)
+    every = sorted(g for impl in IMPLS for ps in pairs[impl].values() for _, g, _ in ps)
     if not every:
         return
     fast = every[len(every) // 10]
@@ -262,13 +267,36 @@ def by_speed(res, key):
         by_gauge = sorted(range(len(ps)), key=lambda i: ps[i][1])
         return [ps[i] for i in sorted(i for n, i in enumerate(by_gauge) if n < MIN_KEPT or ps[i][1] <= LIMIT * fast)]
     kept = {impl: {c: keep(ps) for c, ps in pairs[impl].items()} for impl in IMPLS}
-    ref = statistics.median(g for impl in IMPLS for ps in kept[impl].values() for _, g in ps)
+    ref = statistics.median(g for impl in IMPLS for ps in kept[impl].values() for _, g, _ in ps)
+    twinned = by_twin(kept)
     for impl in IMPLS:
         for case, ps in kept[impl].items():
-            res[key][impl][case] = [round(v * ref / g, 2) for v, g in ps]
+            if case in twinned:
+                res[key][impl][case] = [round((v - t) * ref / g + twinned[case], 2) for v, g, t in ps]
+            else:
+                res[key][impl][case] = [round(v * ref / g, 2) for v, g, _ in ps]
     res.setdefault("speed_check", {})[key] = {
         "reference_gauge": round(ref, 2), "fast_gauge": round(fast, 2), "limit": LIMIT, "figures": len(every),
         "left_out": len(every) - sum(len(ps) for impl in IMPLS for ps in kept[impl].values())}
+    if twinned:
+        res["speed_check"][key]["by_twin"] = {c: round(t, 2) for c, t in sorted(twinned.items())}
+
+
+def by_twin(kept):
+    """{case: T} of the cases whose every kept figure has its C twin (the same driver call made
+    from C in the same process, right after the case: calls.py --twin), T the median of those
+    twins, both packages' together.  The driver's own time per call differs from process to
+    process whichever package calls it (the driver probe), by more than the bindings differ on a
+    launch; the twin, timed in the same process with the same handles and argument memory, moves
+    with it.  by_speed takes such a figure as T + (figure - its twin) x G / its gauge: the
+    binding's part of the call rescaled to one speed as the other figures are, on the phase's
+    median driver time."""
+    twinned = {}
+    for case in set(kept["ours"]) & set(kept["nvidia"]):
+        ts = [t for impl in IMPLS for _, _, t in kept[impl][case]]
+        if ts and all(t is not None for t in ts):
+            twinned[case] = statistics.median(ts)
+    return twinned
 
 
 def order(i):
@@ -330,6 +358,7 @@ class Phase:
         self.reset()
         if self.res is not None:
             self.res.setdefault("gauge_in", {})[self.name] = {}
+            self.res.setdefault("c_in", {})[self.name] = {}
         for rec in self.procs:
             self.take(rec)
         if self.res is not None:
@@ -348,9 +377,9 @@ class Phase:
                           for p in self.procs]}
 
 
-def run_calls(r, impl, env, only=None, script="calls.py", expect_under=None):
-    """One fresh calls.py process for `impl` (the cases `only` names, if given): (its JSON rows,
-    the process, seconds)."""
+def run_calls(r, impl, env, only=None, script="calls.py", expect_under=None, twin=False):
+    """One fresh calls.py process for `impl` (the cases `only` names, if given; `twin`: with each
+    real-driver case's C twin, calls.py --twin): (its JSON rows, the process, seconds)."""
     a = r.args
     cmd = [r.py, os.path.join(HERE, script), "--label", impl]
     if script == "calls.py":
@@ -363,6 +392,8 @@ def run_calls(r, impl, env, only=None, script="calls.py", expect_under=None):
         cmd += ["--floor-dir", a.floor_dir]
     if only is not None:
         cmd += ["--only", "^(" + "|".join(re.escape(c) for c in sorted(only)) + ")$"]
+    if twin:
+        cmd.append("--twin")
     p, dt = r.run(cmd, env=env, timeout=300)
     return parse_lines(p.stdout), p, dt
 
@@ -387,7 +418,7 @@ def calls(r, res):
 
     def spawn(rec):
         impl = rec["impl"]
-        rows, p, dt = run_calls(r, impl, r.env[impl], only=rec["only"])
+        rows, p, dt = run_calls(r, impl, r.env[impl], only=rec["only"], twin=True)
         meta = next((x["meta"] for x in rows if "meta" in x), {})
         if "fatal" in meta:
             raise SystemExit(f"measure: {impl}: {meta['fatal']}")

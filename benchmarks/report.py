@@ -604,6 +604,22 @@ def floor_section(res):
     return L + speed_section(res)
 
 
+def twin_section(by_twin):
+    """The real-driver cases taken by their C twin timed in the same process (measure.by_twin)."""
+    if not by_twin:
+        return ["", "No real-driver figure is taken by a C twin timed in its process (this run predates "
+                "`calls.py --twin`)."]
+    return ["", "The driver's own time per call also differs from process to process, whichever package "
+            "calls it (the driver probe below), by more than the two bindings differ on a launch. So each "
+            "real-driver case of more than a trivial call is followed, in the same process, by its C form "
+            "(`twin_ns` in `benchmarks/floor.pyx`: the same driver entry point, the same handles and "
+            "argument memory, timed as the case is), and its figure is taken as T + (figure − its twin) × "
+            "G / its gauge, T the median twin of the case over both packages' processes: the binding's part "
+            "rescaled to one speed, on one driver time (`by_twin` in `benchmarks/measure.py`). Figures as "
+            "timed and twins are in `results.json` (`raw`, `c_in`). The cases and their T:", "",
+            table(["case", "T (ns)"], [(c, f_ns(t)) for c, t in by_twin.items()], ["---", "---:"])]
+
+
 def speed_section(res):
     """The figures by the CPU's speed (calls.timed, measure.by_speed): how many were left out, the
     speed they were rescaled to, and what that did to the ranking of the real-driver rows: their
@@ -627,6 +643,7 @@ def speed_section(res):
     L.append(table(["phase", "G (ns)", "fastest tenth (ns)", "figures", "left out"],
                    [(name, f_ns(v["reference_gauge"]), f_ns(v["fast_gauge"]), str(v["figures"]), str(v["left_out"]))
                     for name, v in check.items()], ["---", "---:", "---:", "---:", "---:"]))
+    L += twin_section(check.get("calls", {}).get("by_twin"))
     raw = (res.get("raw") or {}).get("calls")
     if raw:
         sides = {}

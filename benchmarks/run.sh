@@ -24,7 +24,9 @@
 #    overlap and runs again the per-call processes whose floor is above 1.2 x the run's fastest;
 #    a case timed while the CPU ran slowly (the gauge between its repeats) is timed again, and
 #    the figures still timed slowly are left out, the others rescaled to one speed (calls.timed,
-#    measure.by_speed)
+#    measure.by_speed); each real-driver case of more than a trivial call is followed in its
+#    process by its C form (floor.twin_ns, calls.py --twin), and its figure taken by that twin
+#    (measure.by_twin: the driver's own time differs from process to process)
 #    -> benchmarks/results.json; then benchmarks/report.py -> docs/benchmarks.md;
 # 6. if $OUT is set, writes run.log and build.log there as they grow, and copies benchmarks.md
 #    and results.json there at the end; a short summary (report.py --summary) is printed last.
