@@ -72,10 +72,12 @@ def ok(res, what):
     return res[1] if len(res) == 2 else res[1:]
 
 
-def measure(stmt, names, queued, after):
+def measure(stmt, names, queued, after, twin=None):
     """Nanoseconds per execution of `stmt` (fastest of REPEATS), the iterations per repeat, the
-    repeats, and the gauge within: the fastest of one short gauge timing (Gauge.once) before the
-    first repeat and one after each (None without a gauge)."""
+    repeats, the gauge within: the fastest of one short gauge timing (Gauge.once) before the
+    first repeat and one after each (None without a gauge), and the C twin's ns per call (None
+    without one): `twin` (run_case's) is timed after each repeat, as many calls as the repeat, so
+    that the case and its twin meet the driver in the same state (the fastest twin repeat)."""
     setup = "; ".join(f"{k} = _ns[{k!r}]" for k in sorted(names)) or "pass"
     timer = timeit.Timer(stmt, setup=setup, timer=time.perf_counter, globals={"_ns": names})
     cap = QUEUED_CAP if queued else PLAIN_CAP
@@ -93,7 +95,7 @@ def measure(stmt, names, queued, after):
         after()
     iters = int(TARGET_S / max(dt / n, 1e-9))
     iters = max(16, min(cap, iters))
-    best = float("inf")
+    best = twin_best = float("inf")
     gauge = GAUGE.once() if GAUGE is not None else None
     for _ in range(repeats):
         dt = timer.timeit(iters)
@@ -102,7 +104,10 @@ def measure(stmt, names, queued, after):
         best = min(best, dt / iters)
         if GAUGE is not None:
             gauge = min(gauge, GAUGE.once())
-    return best * 1e9, iters, repeats, gauge
+        if twin is not None:
+            case, a, b, c, sync = twin
+            twin_best = min(twin_best, TWIN(case, a, b, c, sync if queued else 0, cap, 1, 0, iters))
+    return best * 1e9, iters, repeats, gauge, (twin_best if twin is not None else None)
 
 
 class Gauge:
@@ -147,7 +152,7 @@ def floor_gauge(floor_dir):
 ONLY = None     # --only: a regular expression; the cases whose names it does not match are skipped
 PROBE = None    # drvprobe_mark of benchmarks/drvprobe.c, where that driver is the one loaded
 GAUGE = None    # a Gauge, timed before each case
-TWIN = None     # --twin: floor.twin_ns, the C form of a real-driver case timed in this process after it
+TWIN = None     # --twin: floor.twin_ns, the C form of a real-driver case, timed between its repeats
 FASTEST = None  # the fastest gauge this process has timed
 RETIME_OVER = 1.2   # a case whose gauge within is above this x FASTEST is timed again ...
 RETIMES = 2         # ... this many times at most, after the first
@@ -160,8 +165,8 @@ def wanted(name):
 def run_case(name, stmt, names, queued=False, after=None, status=True, twin=None):
     """Times one case; `status`: the call returns a status first (a tuple-style call), checked
     once to be 0 (not for a call whose tuple is its value, such as nvfatbin.version); `twin`:
-    (the C twin's case, its arguments a, b, c, the stream to synchronize), timed right after the
-    case where --twin is given (its "c_in")."""
+    (the C twin's case, its arguments a, b, c, the stream to synchronize), timed after each
+    repeat of the case where --twin is given (its "c_in", measure())."""
     if not wanted(name):
         return
     try:
@@ -172,10 +177,10 @@ def run_case(name, stmt, names, queued=False, after=None, status=True, twin=None
         gauge = GAUGE() if GAUGE is not None else None
         if PROBE is not None:
             PROBE(name.encode())
-        ns, iters, repeats, within, retimed = timed(stmt, names, queued, after, gauge)
+        ns, iters, repeats, within, c_in, retimed = timed(stmt, names, queued, after, gauge,
+                                                          twin if TWIN is not None else None)
         if PROBE is not None:
             PROBE(b"")
-        c_in = time_twin(twin, queued) if twin is not None and TWIN is not None else None
     except Exception as e:  # reported, and the other cases still run
         if after is not None:
             try:
@@ -195,26 +200,17 @@ def run_case(name, stmt, names, queued=False, after=None, status=True, twin=None
     emit(row)
 
 
-def time_twin(twin, queued):
-    """ns per call of the C twin of a case (floor.twin_ns), timed as measure() times the case:
-    about TARGET_S a repeat, the fastest of as many repeats, the stream synchronized after each
-    repeat of a queued case."""
-    case, a, b, c, sync = twin
-    return TWIN(case, a, b, c, sync if queued else 0, QUEUED_CAP if queued else PLAIN_CAP,
-                REPEATS_QUEUED if queued else REPEATS, TARGET_S * 1e9)
-
-
-def timed(stmt, names, queued, after, gauge):
+def timed(stmt, names, queued, after, gauge, twin=None):
     """measure(), and again (RETIMES times at most) while the gauge within the case is above
     RETIME_OVER x the fastest gauge of this process (`gauge`, the one timed before the case,
     counts): the CPU's speed changes in steps of about 2x within a process, and a case timed in
     the slow state is timed again rather than kept.  The attempt whose gauge within was the
-    fastest is kept: (ns, iters, repeats, gauge within, attempts after the first).  Not under the
-    driver probe, whose segments count the calls of one attempt."""
+    fastest is kept: (ns, iters, repeats, gauge within, the C twin's ns, attempts after the
+    first).  Not under the driver probe, whose segments count the calls of one attempt."""
     global FASTEST
     best, attempt = None, 0
     for attempt in range(1 + (RETIMES if PROBE is None else 0)):
-        got = measure(stmt, names, queued, after)
+        got = measure(stmt, names, queued, after, twin)
         within = got[3]
         if within is None:
             return got + (0,)

@@ -208,7 +208,7 @@ def two_ints_gil():
 # (the driver probe: 3.5 to 3.9 us per launch), so that a row's figures from fresh processes
 # overlap although the binding's own part differs by 300 ns.  twin_ns times the C form of a
 # real-driver case (benchmarks/overhead_c.c's) in the same process, with the same handles and
-# argument memory, right after the case: measure.by_speed then takes the binding's part of each
+# argument memory, after each repeat of the case (calls.measure): measure.by_speed then takes the binding's part of each
 # figure as figure - twin and adds the phase's median twin (docs/benchmarks.md).  The driver is the
 # one the process has loaded (dlopen RTLD_NOLOAD: the binding loaded it); the symbols are
 # cuda.h's for these calls, as overhead_c.c's.
@@ -271,29 +271,31 @@ cdef extern from *:
         }
         return -1;
     }
-    /* ns per call: calibrated to about target_ns a repeat (at most cap calls), the fastest of
-       `repeats`; `sync` (a stream, or 0) synchronized, untimed, after each repeat, as calls.py
-       does for a queued case.  A negative result is minus the status of the first call. */
+    /* ns per call: `iters` calls a repeat, or (iters 0) as many as take about target_ns (at
+       most cap), the fastest of `repeats`; `sync` (a stream, or 0) synchronized, untimed, after
+       each repeat, as calls.py does for a queued case.  A negative result is minus the status of
+       the first call. */
     static double twin_time(int which, uintptr_t a, uintptr_t b, uintptr_t c, uintptr_t sync, long cap,
-                            int repeats, double target_ns) {
+                            int repeats, double target_ns, long iters) {
         if (twin_resolve() != 0)
             return -999.0;
         int r0 = twin_call(which, a, b, c);
         if (sync) tw_sync(sync);
         if (r0 != 0)
             return -(double)r0;
-        long n = 16, iters;
+        long n = 16;
         double t, t0, best = 1e300;
-        for (;;) {
+        while (iters <= 0) {
             t0 = twin_now();
             for (long i = 0; i < n; i++) twin_call(which, a, b, c);
             t = twin_now() - t0;
             if (sync) tw_sync(sync);
-            if (t >= 2e6 || n >= cap) break;
+            if (t >= 2e6 || n >= cap) {
+                iters = (long)(target_ns / (t / n > 1.0 ? t / n : 1.0));
+                iters = iters < 16 ? 16 : iters > cap ? cap : iters;
+            }
             n = n * 4 > cap ? cap : n * 4;
         }
-        iters = (long)(target_ns / (t / n > 1.0 ? t / n : 1.0));
-        iters = iters < 16 ? 16 : iters > cap ? cap : iters;
         for (int k = 0; k < repeats; k++) {
             t0 = twin_now();
             for (long i = 0; i < iters; i++) twin_call(which, a, b, c);
@@ -305,7 +307,7 @@ cdef extern from *:
     }
     """
     double twin_time(int which, uintptr_t a, uintptr_t b, uintptr_t c, uintptr_t sync, long cap, int repeats,
-                     double target_ns) nogil
+                     double target_ns, long iters) nogil
 
 # calls.py's case name -> twin_call's case
 TWIN_CASES = {"cuEventQuery": 0, "cuStreamQuery": 1, "cuEventRecord": 2, "cuStreamSynchronize": 3,
@@ -315,13 +317,14 @@ TWIN_CASES = {"cuEventQuery": 0, "cuStreamQuery": 1, "cuEventRecord": 2, "cuStre
 
 
 def twin_ns(str case, uintptr_t a=0, uintptr_t b=0, uintptr_t c=0, uintptr_t sync=0, long cap=5000000,
-            int repeats=7, double target_ns=10e6):
+            int repeats=7, double target_ns=10e6, long iters=0):
     """ns per call of the C form of `case` (TWIN_CASES) in this process, the driver this process
-    loaded; RuntimeError where the call fails or the driver lacks one of the symbols."""
+    loaded, the fastest of `repeats` repeats of `iters` calls (0: calibrated to target_ns, at most
+    cap); RuntimeError where the call fails or the driver lacks one of the symbols."""
     cdef int which = TWIN_CASES[case]
     cdef double ns
     with nogil:
-        ns = twin_time(which, a, b, c, sync, cap, repeats, target_ns)
+        ns = twin_time(which, a, b, c, sync, cap, repeats, target_ns, iters)
     if ns < 0:
         raise RuntimeError(f"the C twin of {case}: " + ("the driver's symbols were not found" if ns == -999.0
                                                         else f"CUresult {int(-ns)}"))

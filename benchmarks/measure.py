@@ -284,11 +284,11 @@ def by_speed(res, key):
 
 def by_twin(kept):
     """{case: T} of the cases whose every kept figure has its C twin (the same driver call made
-    from C in the same process, right after the case: calls.py --twin), T the median of those
+    from C in the same process, between the case's repeats: calls.py --twin), T the median of those
     twins, both packages' together.  The driver's own time per call differs from process to
     process whichever package calls it (the driver probe), by more than the bindings differ on a
-    launch; the twin, timed in the same process with the same handles and argument memory, moves
-    with it.  by_speed takes such a figure as T + (figure - its twin) x G / its gauge: the
+    launch; the twin, timed in the same process between the case's repeats, with the same handles
+    and argument memory, moves with it.  by_speed takes such a figure as T + (figure - its twin) x G / its gauge: the
     binding's part of the call rescaled to one speed as the other figures are, on the phase's
     median driver time."""
     twinned = {}

@@ -613,7 +613,7 @@ def twin_section(by_twin):
             "calls it (the driver probe below), by more than the two bindings differ on a launch. So each "
             "real-driver case of more than a trivial call is followed, in the same process, by its C form "
             "(`twin_ns` in `benchmarks/floor.pyx`: the same driver entry point, the same handles and "
-            "argument memory, timed as the case is), and its figure is taken as T + (figure − its twin) × "
+            "argument memory, one repeat of as many calls after each repeat of the case, the fastest kept), and its figure is taken as T + (figure − its twin) × "
             "G / its gauge, T the median twin of the case over both packages' processes: the binding's part "
             "rescaled to one speed, on one driver time (`by_twin` in `benchmarks/measure.py`). Figures as "
             "timed and twins are in `results.json` (`raw`, `c_in`). The cases and their T:", "",

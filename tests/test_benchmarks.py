@@ -337,14 +337,14 @@ def test_a_case_times_the_gauge_between_its_repeats():
     old = calls.GAUGE
     calls.GAUGE = Slowing()
     try:
-        ns, iters, repeats, within = calls.measure("f()", {"f": int}, False, None)
+        ns, iters, repeats, within, twin = calls.measure("f()", {"f": int}, False, None)
     finally:
         calls.GAUGE = old
-    assert len(seen) == repeats + 1 and within == 51.0 and ns > 0
+    assert len(seen) == repeats + 1 and within == 51.0 and ns > 0 and twin is None
     calls.GAUGE = None
     try:
         assert calls.measure("f()", {"f": int}, False, None)[3] is None
-        assert calls.timed("f()", {"f": int}, False, None, None)[3:] == (None, 0)
+        assert calls.timed("f()", {"f": int}, False, None, None)[3:] == (None, None, 0)
     finally:
         calls.GAUGE = old
 
@@ -360,11 +360,11 @@ def test_a_case_timed_slowly_is_timed_again_and_the_fastest_attempt_kept():
     try:
         with_repeats = calls.REPEATS
         calls.REPEATS = 3       # 4 gauges per attempt
-        ns, iters, repeats, within, retimed = calls.timed("f()", {"f": int}, False, None, gauge=40.0)
+        ns, iters, repeats, within, twin, retimed = calls.timed("f()", {"f": int}, False, None, gauge=40.0)
     finally:
         calls.GAUGE, calls.REPEATS = old, with_repeats
     # 40 (before the case) is the fastest: 90 is over 1.2 x 40, 44 is not; no third attempt
-    assert (within, retimed, repeats) == (44.0, 1, 3) and calls.FASTEST == 40.0
+    assert (within, twin, retimed, repeats) == (44.0, None, 1, 3) and calls.FASTEST == 40.0
     assert next(speeds) == 60.0
 
 
@@ -462,6 +462,25 @@ def test_a_case_with_its_c_twin_is_taken_by_the_twin():
             measure.keep(res2, "calls", impl, {"case": "launch", "ns": 3700.0 + 2 * g, "gauge_in": g, "c_in": 3700.0})
     measure.by_speed(res2, "calls")
     assert res2["calls"]["ours"]["launch"] == res2["calls"]["nvidia"]["launch"] == [3700.0 + 2 * 42.0] * 5
+
+
+def test_the_twin_is_timed_after_each_repeat_with_as_many_calls():
+    import calls
+    asked = []
+
+    def twin(case, a, b, c, sync, cap, repeats, target_ns, iters):
+        asked.append((case, a, sync, repeats, iters))
+        return 100.0 - len(asked)          # each repeat of the twin faster than the one before
+    old = calls.TWIN
+    calls.TWIN = twin
+    try:
+        ns, iters, repeats, within, c_in = calls.measure("f()", {"f": int}, True, lambda: None,
+                                                         twin=("cuEventRecord", 7, 8, 0, 9))
+    finally:
+        calls.TWIN = old
+    assert len(asked) == repeats == calls.REPEATS_QUEUED and c_in == 100.0 - repeats
+    # one repeat of the C form each time, as many calls as the case's repeat, the stream synchronized
+    assert set(asked) == {("cuEventRecord", 7, 9, 1, iters)} and iters <= calls.QUEUED_CAP
 
 
 @pytest.fixture(scope="module")
