@@ -131,6 +131,21 @@ def v2_outputs(sig):
     return outs if len(outs) == len(sig.outs) else None
 
 
+def _successor_doc(model, fn):
+    """The text of the function a versioned entry point without its own (one the headers declare only
+    in their internal section: cuStreamGetCaptureInfo_v2) was followed by: the function of its name
+    without the version (cuStreamGetCaptureInfo), whose parameters of the same names it has, less
+    the paragraphs that name a parameter fn lacks."""
+    base = re.sub(r"_v\d+$", "", fn.name)
+    succ = next((f for f in model.functions if f.name == base and f is not fn), None)
+    if succ is None:
+        return ""
+    # less the paragraphs about its parameters that fn lacks (cuStreamGetCaptureInfo's edgeData_out)
+    lacks = {p.name for p in succ.params} - {p.name for p in fn.params}
+    return "\n\n".join(par for par in re.split(r"\n\s*\n", succ.doc)
+                       if par.lstrip(" *").startswith("\\param") or not any(f"\\p {n}" in par for n in lacks))
+
+
 def v2_docstring(model, sig, refs):
     """A cuda.bindings._v2 function's docstring (sig: an emit_v2._Sig; refs: v2_refs(model)): the
     parameters the function takes (a list's count is its length), the values it returns for the C
@@ -164,7 +179,7 @@ def v2_docstring(model, sig, refs):
         err = L["snake"]["error"]
         raises = (err, f"If the call fails: the {err} subclass of its status, with the {rn.status} member in "
                   "its `status`", success_name(model))
-    doc = fn.pydoc or fn.doc
+    doc = fn.pydoc or fn.doc or _successor_doc(model, fn)
     if found:       # "sets the output parameter \\p prog with it": the function returns it
         doc = re.sub(r"\b(?:sets|populates the array passed via) the output parameters?\s+(\\p\s+\w+(?:\s+and\s+\\p\s+\w+)?)"
                      r"\s+with(\s+it\b)?", lambda m: "returns it as " + m[1] if m[2] else f"returns, as {m[1]},", doc)

@@ -29232,28 +29232,59 @@ cpdef intptr_t graphics_vdpau_register_output_surface(cydriver.VdpOutputSurface 
 
 
 cpdef tuple stream_get_capture_info_v2(intptr_t h_stream):
-    """
+    """Query a stream's capture state.
+
+    Query stream state related to stream capture.
+
+    If called on CU_STREAM_LEGACY (the "null stream") while a stream not created with
+    StreamFlags.NON_BLOCKING is capturing, returns ERROR_STREAM_CAPTURE_IMPLICIT.
+
+    Valid data (other than capture status) is returned only if both of the following are
+    true:
+
+    - the call returns CUDA_SUCCESS
+    - the returned capture status is StreamCaptureStatus.ACTIVE
 
     Parameters
     ----------
     h_stream : int
+        The stream to query
 
     Returns
     -------
     capture_status_out : int
-        captureStatus_out
+        Location to return the capture status of the stream; required
     id_out : int
-        id_out
+        Optional location to return an id for the capture sequence, which is unique over
+        the lifetime of the process
     graph_out : int
-        graph_out
+        Optional location to return the graph being captured into. All operations other
+        than destroy and node removal are permitted on the graph while the capture
+        sequence is in progress. This API does not transfer ownership of the graph,
+        which is transferred or destroyed at stream_end_capture. Note that the graph
+        handle may be invalidated before end of capture for certain errors. Nodes that
+        are or become unreachable from the original stream at stream_end_capture due to
+        direct actions on the graph do not trigger ERROR_STREAM_CAPTURE_UNJOINED.
     dependencies_out : numpy.ndarray
-        dependencies_out
+        Optional location to store a pointer to an array of nodes. The next node to be
+        captured in the stream will depend on this set of nodes, absent operations such
+        as event wait which modify this set. The array pointer is valid until the next
+        API call which operates on the stream or until the capture is terminated. The
+        node handles may be copied out and are valid until they or the graph is
+        destroyed. The driver-owned array may also be passed directly to APIs that
+        operate on the graph (not the stream) without copying.
 
     Raises
     ------
     DriverError
         If the call fails: the DriverError subclass of its status, with the Result
-        member in its `status`.
+        member in its `status`:
+
+        ERROR_INVALID_VALUE, ERROR_STREAM_CAPTURE_IMPLICIT, ERROR_LOSSY_QUERY
+
+    See Also
+    --------
+    stream_begin_capture_v2, stream_is_capturing, stream_update_capture_dependencies_v2
     """
     cdef cydriver.CUresult _status
     cdef cydriver.CUstreamCaptureStatus _o_capture_status_out
