@@ -46,7 +46,7 @@ def _sigs(model):
 def report(model):
     """The lines of REPORT.md about cuda.bindings._v2.<lib> (model: v2_model's)."""
     made = {s.fn.name for s in _sigs(model)}
-    wanted = [fn.name for fn in model.functions if (fn.python or _text_result(fn)) and fn.name not in ov.V2_NAMES["left_out"]]
+    wanted = [fn.name for fn in model.functions if _wanted(fn)]
     rn = model.resolved.records
     return [f"## _v2.{model.lib}", "",
             f"- {len(made)} of {len(wanted)} functions, {len(rn.enums) + len(ov.DEFINE_ENUMS_OF(model))} enums, "
@@ -54,9 +54,15 @@ def report(model):
             "- not made yet (their shape; docs/v2.md): " + (", ".join(n for n in wanted if n not in made) or "none"), ""]
 
 
+def _wanted(fn):
+    """Whether the module is to have fn: a function the tuple style has, one that returns text, or an
+    entry point of the headers' internal section that NVIDIA's _v2 has (V2_SIGNATURES "internal")."""
+    return ((fn.python or _text_result(fn) or fn.name in ov.V2_SIGNATURES["internal"])
+            and fn.name not in ov.V2_NAMES["left_out"])
+
+
 def _in_v2(fn):
-    return ((fn.python or _text_result(fn)) and fn.name not in ov.V2_NAMES["left_out"]
-            and fn.name not in ov.V2_SIGNATURES["not_yet"])
+    return _wanted(fn) and fn.name not in ov.V2_SIGNATURES["not_yet"]
 
 
 def package_init():
@@ -84,7 +90,7 @@ class _Sig:
         self.filled = _filled_counts(fn)
         for p in fn.params:
             key = (fn.name, p.name)
-            if p.name in self.counted:
+            if p.name in self.counted or self._other_shape(p):
                 continue
             if p.name in self.filled:
                 self.cargs[p.name] = "&_n" if p.ptr else "_n"
@@ -348,6 +354,105 @@ class _Sig:
             self.cargs[p.name] = f"<{self._ctype(p)}>&{var}[0]"
         self.outs.append(([], f"_first({var}, _n)", "object"))
 
+    # ---- outputs of other shapes (and the inputs that come with them)
+
+    def _other_shape(self, p):
+        """Takes p (True) where it is one of these shapes, each of a few functions: an array the
+        library keeps, a sized image, a fixed-length array, an array filled up to a capacity, the
+        lengths that size them; an optional value in and out; a C string taken as bytes only."""
+        key, sg = (self.fn.name, p.name), ov.V2_SIGNATURES
+        py = public_param(p, self.L)
+        var = f"_o_{py}"
+        given = self._given_lengths()
+        if p.name in given:
+            if given[p.name] is None:       # written by the call, not returned: another output's length
+                self.lines.append(f"cdef {self._ctype(p, p.ptr - 1)} {var} = 0")
+                self.cargs[p.name] = f"&{var}"
+            else:                           # a capacity the call is given (not a parameter)
+                self.cargs[p.name] = str(given[p.name])
+        elif p.conv == "array_ref_out":
+            return self._kept_array(p, var)
+        elif key in sg["sized_results"]:
+            # an image the library keeps, of the size another output gives: a copy as bytes
+            size = "_o_" + public_param(self._param(sg["sized_results"][key]), self.L)
+            self.outs.append(([f"cdef void* {var} = NULL"], f"_sized_bytes({var}, {size})", "bytes"))
+            self.cargs[p.name] = f"&{var}"
+        elif key in sg["fixed_arrays"]:     # a C array of that many numbers: a list of them
+            self.outs.append(([f"cdef {self._ctype(p, 0)} {var}[{sg['fixed_arrays'][key]}]"], var, "list"))
+            self.cargs[p.name] = var
+        elif key in sg["capacities"]:
+            # an array filled up to its capacity, of as many as another output says (no more than
+            # the capacity): a numpy array of them
+            cap, written = sg["capacities"][key]
+            n = "_o_" + public_param(self._param(written), self.L)
+            self.outs.append(([f"cdef {self._ctype(p, 0)} {var}[{cap}]"],
+                              f"_numbers_of(<void*>{var}, min({n}, {cap}), {self._elem(p)[0]!r})", "object"))
+            self.cargs[p.name] = var
+        elif key in sg["optional_inout"]:
+            self._optional_inout(p, py, var)
+        elif sg["text"].get(key) == "bytes":   # Cython's conversion: TypeError for None or another type
+            self.arg("bytes", py)
+            self.lines.append(f"cdef const char* _c_{py} = {py}")
+            self.cargs[p.name] = f"_c_{py}"
+        else:
+            return False
+        return True
+
+    def _param(self, name):
+        return next(q for q in self.fn.params if q.name == name)
+
+    def _given_lengths(self):
+        """{C parameter: None, or the value passed} of the lengths that size another output: the
+        count of the arrays the library keeps (cuStreamGetCaptureInfo's numDependencies_out), the
+        size of a sized result (cuLinkComplete's sizeOut), the count an array filled up to a
+        capacity is of (cuGLGetDevices's pCudaDeviceCount): written by the call, not returned;
+        and the capacity given as the array's count parameter (cudaDeviceCount)."""
+        sg, fn = ov.V2_SIGNATURES, self.fn
+        given = {p.extra["count"]: None for p in fn.params if p.conv == "array_ref_out"}
+        given.update({size: None for (f, _), size in sg["sized_results"].items() if f == fn.name})
+        for p in fn.params:
+            if (fn.name, p.name) in sg["capacities"]:
+                cap, written = sg["capacities"][fn.name, p.name]
+                given.update({p.extra["count"]: cap, written: None})
+        return given
+
+    def result_type(self, i):
+        """The type its i-th result's documentation names where the rules of pyapi do not: a numpy array."""
+        return "numpy.ndarray" if self.outs[i][1].startswith(("_kept_array(", "_numbers_of(")) else None
+
+    @property
+    def hidden(self):
+        """The C parameters that are neither taken nor returned (pyapi.v2_outputs)."""
+        return set(self._given_lengths())
+
+    def _kept_array(self, p, var):
+        """An array the library keeps (cuStreamGetCaptureInfo's nodes and edge data), of the length
+        another output gives: its items as of the call, copied into a numpy array (handles int64,
+        structs their record's dtype), read-only as NVIDIA's view of the library's memory is; an
+        empty, writable one where the library gives NULL."""
+        n = "_o_" + public_param(self._param(p.extra["count"]), self.L)
+        if p.cls == "struct":
+            cls = self._record_class(p)
+            if cls is None:
+                return False
+            dtype = f"_L.cls({cls!r})._dtype()"
+        else:
+            dtype = "'int64'"
+        self.outs.append(([f"cdef {self._ctype(p, p.ptr - 1)} {var} = NULL"], f"_kept_array({var}, {n}, {dtype})", "object"))
+        self.cargs[p.name] = f"&{var}"
+        return True
+
+    def _optional_inout(self, p, py, var):
+        """A value the library reads and updates where the pointer is not NULL (cuLogsDumpToFile's
+        iterator): the argument (None: NULL), converted by Cython as its C type, and its value
+        after the call returned (0 for None)."""
+        t = self._ctype(p, 0)
+        r = self._int_type(bare(p.ctype)) if p.cls == "inttd" else SCALARS[bare(p.ctype)][0]
+        self.arg("", py)
+        self.lines += [f"cdef {t}* _p_{py} = NULL", f"if {py} is not None:", f"    {var} = {py}", f"    _p_{py} = &{var}"]
+        self.outs.append(([f"cdef {t} {var} = 0"], f"<{r}>{var}", r))
+        self.cargs[p.name] = f"_p_{py}"
+
     # ---- the declaration and the body
 
     def head(self, pxd=False):
@@ -472,7 +577,7 @@ def _pxd(model, sigs):
 
 # the Python type of a C parameter or result in the stubs
 _PY_TYPES = {"float": "float", "double": "float", "bytes": "bytes", "str": "str", "tuple": "tuple[Any, ...]",
-             "object": "Any", "": "Any"}
+             "list": "list[Any]", "object": "Any", "": "Any"}
 
 
 def _pyi(model, sigs):

@@ -1429,7 +1429,6 @@ V2_SIGNATURES = {
         ("cuMemDiscardBatchAsync", "sizes"), ("cuMemDiscardAndPrefetchBatchAsync", "dptrs"),
         ("cuMemDiscardAndPrefetchBatchAsync", "sizes"), ("cuMemDiscardAndPrefetchBatchAsync", "prefetchLocIdxs"),
         ("cuTexRefSetBorderColor", "pBorderColor"), ("cuDeviceGetP2PAtomicCapabilities", "operations"),
-        ("cuLogsDumpToMemory", "buffer"),
         *((f, a) for f in ("cuTensorMapEncodeTiled", "cuTensorMapEncodeIm2col", "cuTensorMapEncodeIm2colWide")
           for a in ("globalDim", "globalStrides", "elementStrides")),
         ("cuTensorMapEncodeTiled", "boxDim"), ("cuTensorMapEncodeIm2col", "pixelBoxLowerCorner"),
@@ -1451,11 +1450,12 @@ V2_SIGNATURES = {
         ("nvrtcSetFlowCallback", "callback"), ("nvrtcSetFlowCallback", "payload"),
     },
     # C strings it takes as a Python str ("str": TypeError `<name> must be a Python str`
-    # otherwise), or as bytes or None ("bytes_or_none"), not as a buffer as the driver's; "path":
+    # otherwise), or as bytes or None ("bytes_or_none"), or as bytes only ("bytes": Cython's
+    # conversion, a TypeError for None too), not as a buffer as the driver's; "path":
     # a str, which ours also takes as the driver's C strings are taken (bytes, a buffer, an int
     # address, None: _v2_common.pxi, _path_arg)
     "text": {("nvrtcAddNameExpression", "name_expression"): "str", ("nvrtcGetLoweredName", "name_expression"): "str",
-             ("nvrtcCreateProgram", "name"): "bytes_or_none",
+             ("nvrtcCreateProgram", "name"): "bytes_or_none", ("cuLogsDumpToFile", "pathToFile"): "bytes",
              ("nvrtcInstallBundledHeaders", "installPath"): "path", ("nvrtcRemoveBundledHeaders", "installPath"): "path"},
     # parameters it types `bytes` (Cython's TypeError for another type)
     "bytes": {("nvrtcCreateProgram", "src")},
@@ -1466,16 +1466,31 @@ V2_SIGNATURES = {
               ("cuEGLStreamProducerConnect", "height"): "unsigned int"},
     # pointer parameters the headers' text calls inputs whose value the call writes: outputs, returned
     "outputs": {("cuEGLStreamConsumerAcquireFrame", "pCudaResource"), ("cuMemGetLocationInfo", "location_out")},
-    # outputs it takes as an int address to write to (the caller's struct), not returned
+    # outputs it takes as an int address to write to (the caller's struct; cuLogsDumpToMemory's
+    # iterator, buffer and size, which the driver reads and updates), not returned
     "output_addresses": {("cuGraphicsResourceGetMappedEglFrame", "eglFrame"),
-                         ("cuTensorMapSetAllocationClass", "outAllocClass")},
+                         ("cuTensorMapSetAllocationClass", "outAllocClass"), ("cuLogsDumpToMemory", "iterator"),
+                         ("cuLogsDumpToMemory", "buffer"), ("cuLogsDumpToMemory", "size")},
+    # a value it takes as an int, or None for NULL, and returns as the call updated it (0 for None)
+    "optional_inout": {("cuLogsDumpToFile", "iterator")},
+    # pointer outputs to an image the library keeps, of the size the output named gives: returned as
+    # bytes of that many (b"" for NULL); the size is not returned
+    "sized_results": {("cuLinkComplete", "cubinOut"): "sizeOut"},
+    # outputs that are C arrays of this many numbers (the header says "four"), returned as a list
+    "fixed_arrays": {("cuTexRefGetBorderColor", "pBorderColor"): 4},
+    # output arrays it gives this capacity (the array's count parameter, which it does not take),
+    # returned as a numpy array of as many as the output named says (ours: no more than the
+    # capacity; NVIDIA's reads past its array for a larger count)
+    "capacities": {("cuGLGetDevices", "pCudaDevices"): (64, "pCudaDeviceCount")},
+    # entry points that the headers declare only in their internal section (EXTRA_DECLARATIONS), which
+    # the tuple style leaves out and NVIDIA's _v2 makes
+    "internal": {"cuStreamGetCaptureInfo_v2"},
     # functions whose arrays' length another function gives, which NVIDIA's package asks for
     # before it fills arrays of that length (it takes no count): the header names the count
     # function, and does not say that the call gives the length for NULL arrays (emit_v2._filled_counts)
     "count_calls": {"cuDeviceGetCliqueInfo": "cuDeviceGetCliqueCount", "cuModuleEnumerateFunctions": "cuModuleGetFunctionCount",
                     "cuLibraryEnumerateKernels": "cuLibraryGetKernelCount"},
-    # functions whose shape this generator does not make yet (results read from several outputs,
-    # attribute-typed values, arrays whose length another call gives): left out of the module,
-    # rather than made with a signature unlike NVIDIA's (docs/v2.md lists them)
-    "not_yet": {"cuLinkComplete", "cuTexRefGetBorderColor", "cuDeviceGetNvSciSyncAttributes"},
+    # functions whose shape this generator does not make yet (an NvSciSync attribute list): left out
+    # of the module, rather than made with a signature unlike NVIDIA's (docs/v2.md lists them)
+    "not_yet": {"cuDeviceGetNvSciSyncAttributes"},
 }

@@ -111,7 +111,7 @@ def v2_refs(model):
 
 # the Python type of a _v2 function's C parameter or result, as its stub (emit_v2._pyi) names it
 _V2_TYPES = {"float": "float", "double": "float", "bytes": "bytes", "str": "str", "tuple": "tuple[Any, ...]",
-             "object": "Any", "": "Any"}
+             "list": "list[Any]", "object": "Any", "": "Any"}
 
 
 def v2_types(sig):
@@ -126,9 +126,24 @@ def v2_outputs(sig):
     """The C parameters of a _v2 function whose values it returns, in the order it returns them."""
     L, fn = of(sig.m), sig.fn
     takes = {n for _, n, _ in sig.params}
-    outs = [p for p in fn.params if p.name not in sig.counted
+    outs = [p for p in fn.params if p.name not in sig.counted and p.name not in sig.hidden
             and (public_param(p, L) not in takes or p.conv == "value_inout")]
     return outs if len(outs) == len(sig.outs) else None
+
+
+def _successor_doc(model, fn):
+    """The text of the function a versioned entry point without its own (one the headers declare only
+    in their internal section: cuStreamGetCaptureInfo_v2) was followed by: the function of its name
+    without the version (cuStreamGetCaptureInfo), whose parameters of the same names it has, less
+    the paragraphs that name a parameter fn lacks."""
+    base = re.sub(r"_v\d+$", "", fn.name)
+    succ = next((f for f in model.functions if f.name == base and f is not fn), None)
+    if succ is None:
+        return ""
+    # less the paragraphs about its parameters that fn lacks (cuStreamGetCaptureInfo's edgeData_out)
+    lacks = {p.name for p in succ.params} - {p.name for p in fn.params}
+    return "\n\n".join(par for par in re.split(r"\n\s*\n", succ.doc)
+                       if par.lstrip(" *").startswith("\\param") or not any(f"\\p {n}" in par for n in lacks))
 
 
 def v2_docstring(model, sig, refs):
@@ -136,7 +151,8 @@ def v2_docstring(model, sig, refs):
     parameters the function takes (a list's count is its length), the values it returns for the C
     output parameters, the exception of a failed status and the status members by their short names."""
     L, fn, rn = of(model), sig.fn, model.resolved.records
-    typed = {i.cname: i.type for i in model.resolved.functions[fn.name].inputs}
+    # (an entry point of the headers' internal section has no public function of the tuple style)
+    typed = {i.cname: i.type for i in getattr(model.resolved.functions.get(fn.name), "inputs", ())}
     by_name = {public_param(p, L): p for p in fn.params}
     params = []
     for (n, typ, _), (ctype, _, _) in zip(v2_types(sig)[0], sig.params):
@@ -158,12 +174,12 @@ def v2_docstring(model, sig, refs):
         for i, (_, _, r) in enumerate(sig.outs):
             p = found[i] if found else None
             cls = sig._record_class(p) if r == "object" and p is not None else None
-            typ = cls or ("memoryview" if r == "object" else _V2_TYPES.get(r, "int"))
+            typ = sig.result_type(i) or cls or ("memoryview" if r == "object" else _V2_TYPES.get(r, "int"))
             returns.append((public_param(p, L), typ, p.name) if p is not None else ("", typ, ""))
         err = L["snake"]["error"]
         raises = (err, f"If the call fails: the {err} subclass of its status, with the {rn.status} member in "
                   "its `status`", success_name(model))
-    doc = fn.pydoc or fn.doc
+    doc = fn.pydoc or fn.doc or _successor_doc(model, fn)
     if found:       # "sets the output parameter \\p prog with it": the function returns it
         doc = re.sub(r"\b(?:sets|populates the array passed via) the output parameters?\s+(\\p\s+\w+(?:\s+and\s+\\p\s+\w+)?)"
                      r"\s+with(\s+it\b)?", lambda m: "returns it as " + m[1] if m[2] else f"returns, as {m[1]},", doc)

@@ -160,3 +160,24 @@ cdef object _path_arg(object o):
     encoded, for _cstr_address, which also takes what ours takes beyond it (bytes or a buffer, an
     int address, None)."""
     return (<str>o).encode() if isinstance(o, str) else o
+
+
+# Outputs of other shapes (emit_v2._Sig._other_shape)
+
+from cuda.bindings._records cimport _numbers_of
+
+
+cdef bytes _sized_bytes(const void* p, size_t n):
+    """An image the library keeps, n bytes at p, as bytes (a copy; b"" for NULL)."""
+    return b"" if p == NULL else PyBytes_FromStringAndSize(<const char*>p, n)
+
+
+cdef object _kept_array(const void* p, size_t n, object dtype):
+    """An array of n items of `dtype` that the library keeps at p (valid until its next call on the
+    object): a numpy array of a copy of them, read-only as NVIDIA's view of the library's memory
+    is; an empty, writable one for NULL or none, as NVIDIA's."""
+    import numpy
+    dt = numpy.dtype(dtype)
+    if p == NULL or n == 0:
+        return numpy.empty(0, dtype=dt)
+    return numpy.frombuffer(PyBytes_FromStringAndSize(<const char*>p, n * dt.itemsize), dtype=dt)

@@ -332,6 +332,10 @@ DEPARTURES = [
      "13.5", "avoids-library-crash", "_v2: a C string given as an int address in the first page of memory or in the "
      "upper half of the address space (negative), or an output address in the first page, is refused before the "
      "driver reads or writes there (docs/v2.md, \"Bad inputs\"); NVIDIA's _v2 passes it on"),
+    (r"re:^v2_driver\.fn\.logs_dump_to_memory\.(iterator|buffer|size):arg=int$", ({"exc": "ValueError"}, {"exc": "UnknownError"}),
+     "13.5", "avoids-library-crash", "_v2: logs_dump_to_memory's iterator, buffer and size are addresses the driver "
+     "reads and writes: one in the first page of memory is refused before the call (docs/v2.md, \"Bad inputs\"); "
+     "NVIDIA's _v2 passes it on"),
     (r"re:^v2_nvrtc\.fn\.(add_name_expression|get_lowered_name)\.prog:arg=int$", ({"exc": "ValueError"}, {"exc": "TypeError"}),
      "13.5", "refuses-otherwise", "_v2: with a program in the first page of memory and a name expression of 0, "
      "both refuse: ours the program first (ValueError), NVIDIA's the name expression (TypeError: a str only)"),
@@ -364,19 +368,12 @@ V2_MISSING = {
     "pointer_get_attribute": "an attribute-typed value",
     "pointer_get_attributes": "attribute-typed values",
     "pointer_set_attribute": "an attribute-typed value",
-    "stream_get_capture_info_v2": "an array the driver keeps",
-    "stream_get_capture_info_v3": "an array the driver keeps",
-    "link_complete": "an image the linker keeps",
-    "logs_dump_to_file": "a log iterator in and out",
-    "logs_dump_to_memory": "a log iterator in and out, a buffer and its size in and out",
     "mem_export_to_shareable_handle": "an OS handle or a fabric handle, by type",
     "mem_pool_export_to_shareable_handle": "an OS handle or a fabric handle, by type",
     "dev_sm_resource_split": "an array of nbGroups resources out, and their group parameters",
     "device_get_host_atomic_capabilities": "an array of capabilities per operation",
     "device_get_p2p_atomic_capabilities": "an array of capabilities per operation",
     "device_get_nv_sci_sync_attributes": "an NvSciSync attribute list",
-    "tex_ref_get_border_color": "four floats out",
-    "gl_get_devices_v2": "an array of devices and its count out",
     "memcpy_batch_async": "arrays of pointers, sizes and attributes",
 }
 DEPARTURES += [(f"v2_driver.name.{name}", None, "13.5", "missing-in-ours",

@@ -4374,6 +4374,46 @@ cpdef link_add_file_v2(intptr_t state, int type, path, unsigned int num_options,
         _raise(_status)
 
 
+cpdef bytes link_complete(intptr_t state):
+    """Complete a pending linker invocation.
+
+    Completes the pending linker action and returns the cubin image for the linked
+    device code, which can be used with module_load_data. The cubin is owned by `state`,
+    so it should be loaded before `state` is destroyed via link_destroy. This call does
+    not destroy `state`.
+
+    Parameters
+    ----------
+    state : int
+        A pending linker invocation
+
+    Returns
+    -------
+    cubin_out : bytes
+        On success, this will point to the output image
+
+    Raises
+    ------
+    DriverError
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
+
+        ERROR_INVALID_HANDLE, ERROR_OUT_OF_MEMORY
+
+    See Also
+    --------
+    link_create_v2, link_add_data_v2, link_add_file_v2, link_destroy, module_load_data
+    """
+    cdef cydriver.CUresult _status
+    cdef void* _o_cubin_out = NULL
+    cdef size_t _o_size_out = 0
+    with nogil:
+        _status = cydriver.cuLinkComplete(<cydriver.CUlinkState>state, &_o_cubin_out, &_o_size_out)
+    if _status != 0:
+        _raise(_status)
+    return _sized_bytes(_o_cubin_out, _o_size_out)
+
+
 cpdef link_destroy(intptr_t state):
     """Destroys state for a JIT linker invocation.
 
@@ -13391,6 +13431,156 @@ cpdef int stream_is_capturing(intptr_t h_stream) except? -1:
     if _status != 0:
         _raise(_status)
     return <int>_o_capture_status
+
+
+cpdef tuple stream_get_capture_info_v2(intptr_t h_stream):
+    """Query a stream's capture state.
+
+    Query stream state related to stream capture.
+
+    If called on CU_STREAM_LEGACY (the "null stream") while a stream not created with
+    StreamFlags.NON_BLOCKING is capturing, returns ERROR_STREAM_CAPTURE_IMPLICIT.
+
+    Valid data (other than capture status) is returned only if both of the following are
+    true:
+
+    - the call returns CUDA_SUCCESS
+    - the returned capture status is StreamCaptureStatus.ACTIVE
+
+    Parameters
+    ----------
+    h_stream : int
+        The stream to query
+
+    Returns
+    -------
+    capture_status_out : int
+        Location to return the capture status of the stream; required
+    id_out : int
+        Optional location to return an id for the capture sequence, which is unique over
+        the lifetime of the process
+    graph_out : int
+        Optional location to return the graph being captured into. All operations other
+        than destroy and node removal are permitted on the graph while the capture
+        sequence is in progress. This API does not transfer ownership of the graph,
+        which is transferred or destroyed at stream_end_capture. Note that the graph
+        handle may be invalidated before end of capture for certain errors. Nodes that
+        are or become unreachable from the original stream at stream_end_capture due to
+        direct actions on the graph do not trigger ERROR_STREAM_CAPTURE_UNJOINED.
+    dependencies_out : numpy.ndarray
+        Optional location to store a pointer to an array of nodes. The next node to be
+        captured in the stream will depend on this set of nodes, absent operations such
+        as event wait which modify this set. The array pointer is valid until the next
+        API call which operates on the stream or until the capture is terminated. The
+        node handles may be copied out and are valid until they or the graph is
+        destroyed. The driver-owned array may also be passed directly to APIs that
+        operate on the graph (not the stream) without copying.
+
+    Raises
+    ------
+    DriverError
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
+
+        ERROR_INVALID_VALUE, ERROR_STREAM_CAPTURE_IMPLICIT
+
+    See Also
+    --------
+    stream_get_capture_info_v3, stream_begin_capture_v2, stream_is_capturing,
+    stream_update_capture_dependencies
+    """
+    cdef cydriver.CUresult _status
+    cdef cydriver.CUstreamCaptureStatus _o_capture_status_out
+    cdef cydriver.cuuint64_t _o_id_out
+    cdef cydriver.CUgraph _o_graph_out
+    cdef const cydriver.CUgraphNode* _o_dependencies_out = NULL
+    cdef size_t _o_num_dependencies_out = 0
+    with nogil:
+        _status = cydriver.cuStreamGetCaptureInfo(<cydriver.CUstream>h_stream, &_o_capture_status_out, &_o_id_out, &_o_graph_out, &_o_dependencies_out, &_o_num_dependencies_out)
+    if _status != 0:
+        _raise(_status)
+    return (<int>_o_capture_status_out, <uint64_t>_o_id_out, <intptr_t>_o_graph_out, _kept_array(_o_dependencies_out, _o_num_dependencies_out, 'int64'))
+
+
+cpdef tuple stream_get_capture_info_v3(intptr_t h_stream):
+    """Query a stream's capture state (12.3+).
+
+    Query stream state related to stream capture.
+
+    If called on CU_STREAM_LEGACY (the "null stream") while a stream not created with
+    StreamFlags.NON_BLOCKING is capturing, returns ERROR_STREAM_CAPTURE_IMPLICIT.
+
+    Valid data (other than capture status) is returned only if both of the following are
+    true:
+
+    - the call returns CUDA_SUCCESS
+    - the returned capture status is StreamCaptureStatus.ACTIVE
+
+    If `edge_data_out` is non-NULL then `dependencies_out` must be as well. If
+    `dependencies_out` is non-NULL and `edge_data_out` is NULL, but there is non-zero
+    edge data for one or more of the current stream dependencies, the call will return
+    ERROR_LOSSY_QUERY.
+
+    Parameters
+    ----------
+    h_stream : int
+        The stream to query
+
+    Returns
+    -------
+    capture_status_out : int
+        Location to return the capture status of the stream; required
+    id_out : int
+        Optional location to return an id for the capture sequence, which is unique over
+        the lifetime of the process
+    graph_out : int
+        Optional location to return the graph being captured into. All operations other
+        than destroy and node removal are permitted on the graph while the capture
+        sequence is in progress. This API does not transfer ownership of the graph,
+        which is transferred or destroyed at stream_end_capture. Note that the graph
+        handle may be invalidated before end of capture for certain errors. Nodes that
+        are or become unreachable from the original stream at stream_end_capture due to
+        direct actions on the graph do not trigger ERROR_STREAM_CAPTURE_UNJOINED.
+    dependencies_out : numpy.ndarray
+        Optional location to store a pointer to an array of nodes. The next node to be
+        captured in the stream will depend on this set of nodes, absent operations such
+        as event wait which modify this set. The array pointer is valid until the next
+        API call which operates on the stream or until the capture is terminated. The
+        node handles may be copied out and are valid until they or the graph is
+        destroyed. The driver-owned array may also be passed directly to APIs that
+        operate on the graph (not the stream) without copying.
+    edge_data_out : numpy.ndarray
+        Optional location to store a pointer to an array of graph edge data. This array
+        parallels dependencies_out; the next node to be added has an edge to
+        dependencies_out[i] with annotation edgeData_out[i] for each i. The array
+        pointer is valid until the next API call which operates on the stream or until
+        the capture is terminated.
+
+    Raises
+    ------
+    DriverError
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
+
+        ERROR_INVALID_VALUE, ERROR_STREAM_CAPTURE_IMPLICIT, ERROR_LOSSY_QUERY
+
+    See Also
+    --------
+    stream_get_capture_info_v2, stream_begin_capture_v2, stream_is_capturing,
+    stream_update_capture_dependencies
+    """
+    cdef cydriver.CUresult _status
+    cdef cydriver.CUstreamCaptureStatus _o_capture_status_out
+    cdef cydriver.cuuint64_t _o_id_out
+    cdef cydriver.CUgraph _o_graph_out
+    cdef const cydriver.CUgraphNode* _o_dependencies_out = NULL
+    cdef const cydriver.CUgraphEdgeData* _o_edge_data_out = NULL
+    cdef size_t _o_num_dependencies_out = 0
+    with nogil:
+        _status = cydriver.cuStreamGetCaptureInfo_v3(<cydriver.CUstream>h_stream, &_o_capture_status_out, &_o_id_out, &_o_graph_out, &_o_dependencies_out, &_o_edge_data_out, &_o_num_dependencies_out)
+    if _status != 0:
+        _raise(_status)
+    return (<int>_o_capture_status_out, <uint64_t>_o_id_out, <intptr_t>_o_graph_out, _kept_array(_o_dependencies_out, _o_num_dependencies_out, 'int64'), _kept_array(_o_edge_data_out, _o_num_dependencies_out, _L.cls('GraphEdgeData')._dtype()))
 
 
 cpdef stream_update_capture_dependencies(intptr_t h_stream, dependencies, size_t num_dependencies, unsigned int flags):
@@ -22704,6 +22894,48 @@ cpdef int tex_ref_get_max_anisotropy(intptr_t h_tex_ref) except? -1:
     return _o_pmax_aniso
 
 
+cpdef list tex_ref_get_border_color(intptr_t h_tex_ref):
+    """Gets the border color used by a texture reference.
+
+    Deprecated.
+
+    Returns as `p_border_color`, values of the RGBA color used by the texture reference
+    `h_tex_ref`. The color value is of type float and holds color components in the
+    following sequence: pBorderColor[0] holds 'R' component pBorderColor[1] holds 'G'
+    component pBorderColor[2] holds 'B' component pBorderColor[3] holds 'A' component
+
+    Parameters
+    ----------
+    h_tex_ref : int
+        Texture reference
+
+    Returns
+    -------
+    p_border_color : list[Any]
+        Returned Type and Value of RGBA color
+
+    Raises
+    ------
+    DriverError
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
+
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE
+
+    See Also
+    --------
+    tex_ref_set_address_mode, tex_ref_set_border_color
+    """
+    cdef cydriver.CUresult _status
+    cdef float _o_p_border_color[4]
+    with nogil:
+        _status = cydriver.cuTexRefGetBorderColor(_o_p_border_color, <cydriver.CUtexref>h_tex_ref)
+    if _status != 0:
+        _raise(_status)
+    return _o_p_border_color
+
+
 cpdef unsigned int tex_ref_get_flags(intptr_t h_tex_ref) except? 0:
     """Gets the flags used by a texture reference.
 
@@ -25592,6 +25824,127 @@ cpdef unsigned int logs_current(unsigned int flags) except? 0:
     return <unsigned int>_o_iterator_out
 
 
+cpdef unsigned int logs_dump_to_file(iterator, bytes path_to_file, unsigned int flags) except? 0:
+    """Dump accumulated driver logs into a file.
+
+    Logs generated by the driver are stored in an internal buffer and can be copied out
+    using this API. This API dumps all driver logs starting from `iterator` into
+    `path_to_file` provided.
+
+    Parameters
+    ----------
+    iterator : int
+        Optional auto-advancing iterator specifying the starting log to read. NULL value
+        dumps all logs.
+    path_to_file : bytes
+        Path to output file for dumping logs
+    flags : int
+        Reserved for future use, must be 0
+
+    Returns
+    -------
+    iterator : int
+        Optional auto-advancing iterator specifying the starting log to read. NULL value
+        dumps all logs.
+
+    Raises
+    ------
+    DriverError
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
+
+        ERROR_INVALID_VALUE
+
+    Notes
+    -----
+    `iterator` is auto-advancing. Dumping logs will update the value of `iterator` to
+    receive the next generated log.
+
+    The driver reserves limited memory for storing logs. The oldest logs may be
+    overwritten and become unrecoverable. An indication will appear in the destination
+    outupt if the logs have been truncated. Call dump after each failed API to mitigate
+    this risk.
+    """
+    cdef cydriver.CUresult _status
+    cdef cydriver.CUlogIterator _o_iterator = 0
+    cdef cydriver.CUlogIterator* _p_iterator = NULL
+    if iterator is not None:
+        _o_iterator = iterator
+        _p_iterator = &_o_iterator
+    cdef const char* _c_path_to_file = path_to_file
+    with nogil:
+        _status = cydriver.cuLogsDumpToFile(_p_iterator, _c_path_to_file, flags)
+    if _status != 0:
+        _raise(_status)
+    return <unsigned int>_o_iterator
+
+
+cpdef logs_dump_to_memory(intptr_t iterator, intptr_t buffer, intptr_t size, unsigned int flags):
+    """Dump accumulated driver logs into a buffer.
+
+    Logs generated by the driver are stored in an internal buffer and can be copied out
+    using this API. This API dumps driver logs from `iterator` into `buffer` up to the
+    size specified in `size`. The driver will always null terminate the buffer but there
+    will not be a null character between log entries, only a newline. The driver will
+    then return the actual number of bytes written in `size`, excluding the null
+    terminator. If there are no messages to dump, `size` will be set to 0 and the
+    function will return SUCCESS. If the provided `buffer` is not large enough to hold
+    any messages, `size` will be set to 0 and the function will return
+    ERROR_INVALID_VALUE.
+
+    Parameters
+    ----------
+    iterator : int
+        Optional auto-advancing iterator specifying the starting log to read. NULL value
+        dumps all logs.
+    buffer : int
+        Pointer to dump logs
+    size : int
+        See description
+    flags : int
+        Reserved for future use, must be 0
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    DriverError
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
+
+        ERROR_INVALID_VALUE
+
+    Notes
+    -----
+    `iterator` is auto-advancing. Dumping logs will update the value of `iterator` to
+    receive the next generated log.
+
+    The driver reserves limited memory for storing logs. The maximum size of the buffer
+    is 25600 bytes. The oldest logs may be overwritten and become unrecoverable. An
+    indication will appear in the destination outupt if the logs have been truncated.
+    Call dump after each failed API to mitigate this risk.
+
+    If the provided value in `size` is not large enough to hold all buffered messages, a
+    message will be added at the head of the buffer indicating this. The driver then
+    computes the number of messages it is able to store in `buffer` and writes it out.
+    The final message in `buffer` will always be the most recent log message as of when
+    the API is called.
+    """
+    cdef cydriver.CUresult _status
+    if <uintptr_t>iterator - 1 < 4095:
+        _first_page_address(iterator, 'iterator')
+    if <uintptr_t>buffer - 1 < 4095:
+        _first_page_address(buffer, 'buffer')
+    if <uintptr_t>size - 1 < 4095:
+        _first_page_address(size, 'size')
+    with nogil:
+        _status = cydriver.cuLogsDumpToMemory(<cydriver.CUlogIterator*>iterator, <char*>buffer, <size_t*>size, flags)
+    if _status != 0:
+        _raise(_status)
+
+
 cpdef int checkpoint_process_get_restore_thread_id(int pid) except? -1:
     """Returns the restore thread ID for a CUDA process.
 
@@ -25937,6 +26290,57 @@ cpdef intptr_t graphics_gl_register_image(cydriver.GLuint image, cydriver.GLenum
     if _status != 0:
         _raise(_status)
     return <intptr_t>_o_p_cuda_resource
+
+
+cpdef gl_get_devices_v2(int device_list):
+    """Gets the CUDA devices associated with the current OpenGL context.
+
+    Returns in `p_cuda_device_count` the number of CUDA-compatible devices corresponding
+    to the current OpenGL context. Also returns, as `p_cuda_devices`, at most
+    cudaDeviceCount of the CUDA-compatible devices corresponding to the current OpenGL
+    context. If any of the GPUs being used by the current OpenGL context are not CUDA
+    capable then the call will return CUDA_ERROR_NO_DEVICE.
+
+    The `device_list` argument may be any of the following:
+
+    - GLDeviceList.ALL: Query all devices used by the current OpenGL context.
+    - GLDeviceList.CURRENT_FRAME: Query the devices used by the current OpenGL context
+      to render the current frame (in SLI).
+    - GLDeviceList.NEXT_FRAME: Query the devices used by the current OpenGL context to
+      render the next frame (in SLI). Note that this is a prediction, it can't be
+      guaranteed that this is correct in all cases.
+
+    Parameters
+    ----------
+    device_list : int
+        The set of devices to return.
+
+    Returns
+    -------
+    p_cuda_devices : numpy.ndarray
+        Returned CUDA devices.
+
+    Raises
+    ------
+    DriverError
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
+
+        ERROR_NO_DEVICE, ERROR_INVALID_VALUE, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_GRAPHICS_CONTEXT, ERROR_OPERATING_SYSTEM
+
+    See Also
+    --------
+    cuWGLGetDevice, cudaGLGetDevices
+    """
+    cdef cydriver.CUresult _status
+    cdef cydriver.CUdevice _o_p_cuda_devices[64]
+    cdef unsigned int _o_p_cuda_device_count = 0
+    with nogil:
+        _status = cydriver.cuGLGetDevices(&_o_p_cuda_device_count, _o_p_cuda_devices, 64, <cydriver.CUGLDeviceList>device_list)
+    if _status != 0:
+        _raise(_status)
+    return _numbers_of(<void*>_o_p_cuda_devices, min(_o_p_cuda_device_count, 64), 'i4')
 
 
 cpdef intptr_t graphics_egl_register_image(intptr_t image, unsigned int flags) except? 0:

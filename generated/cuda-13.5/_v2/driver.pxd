@@ -68,6 +68,7 @@ cpdef tuple module_get_global_v2(intptr_t hmod, name)
 cpdef intptr_t link_create_v2(unsigned int num_options, intptr_t options, intptr_t option_values) except? 0
 cpdef link_add_data_v2(intptr_t state, int type, intptr_t data, size_t size, name, unsigned int num_options, intptr_t options, intptr_t option_values)
 cpdef link_add_file_v2(intptr_t state, int type, path, unsigned int num_options, intptr_t options, intptr_t option_values)
+cpdef bytes link_complete(intptr_t state)
 cpdef link_destroy(intptr_t state)
 cpdef intptr_t module_get_tex_ref(intptr_t hmod, name) except? 0
 cpdef intptr_t module_get_surf_ref(intptr_t hmod, name) except? 0
@@ -241,6 +242,7 @@ cpdef stream_begin_capture_to_graph(intptr_t h_stream, intptr_t h_graph, depende
 cpdef int thread_exchange_stream_capture_mode(int mode) except? -1
 cpdef intptr_t stream_end_capture(intptr_t h_stream) except? 0
 cpdef int stream_is_capturing(intptr_t h_stream) except? -1
+cpdef tuple stream_get_capture_info_v3(intptr_t h_stream)
 cpdef stream_update_capture_dependencies_v2(intptr_t h_stream, dependencies, dependency_data, size_t num_dependencies, unsigned int flags)
 cpdef stream_attach_mem_async(intptr_t h_stream, uint64_t dptr, size_t length, unsigned int flags)
 cpdef stream_query(intptr_t h_stream)
@@ -413,6 +415,7 @@ cpdef int tex_ref_get_mipmap_filter_mode(intptr_t h_tex_ref) except? -1
 cpdef float tex_ref_get_mipmap_level_bias(intptr_t h_tex_ref) except? -1
 cpdef tuple tex_ref_get_mipmap_level_clamp(intptr_t h_tex_ref)
 cpdef int tex_ref_get_max_anisotropy(intptr_t h_tex_ref) except? -1
+cpdef list tex_ref_get_border_color(intptr_t h_tex_ref)
 cpdef unsigned int tex_ref_get_flags(intptr_t h_tex_ref) except? 0
 cpdef intptr_t tex_ref_create() except? 0
 cpdef tex_ref_destroy(intptr_t h_tex_ref)
@@ -465,6 +468,8 @@ cpdef stream_get_dev_resource(intptr_t h_stream, int type)
 cpdef intptr_t logs_register_callback(intptr_t callback_func, intptr_t user_data) except? 0
 cpdef logs_unregister_callback(intptr_t callback)
 cpdef unsigned int logs_current(unsigned int flags) except? 0
+cpdef unsigned int logs_dump_to_file(iterator, bytes path_to_file, unsigned int flags) except? 0
+cpdef logs_dump_to_memory(intptr_t iterator, intptr_t buffer, intptr_t size, unsigned int flags)
 cpdef int checkpoint_process_get_restore_thread_id(int pid) except? -1
 cpdef int checkpoint_process_get_state(int pid) except? -1
 cpdef checkpoint_process_lock(int pid, args)
@@ -474,6 +479,7 @@ cpdef checkpoint_operation_complete(intptr_t handle)
 cpdef checkpoint_process_unlock(int pid, args)
 cpdef intptr_t graphics_gl_register_buffer(cydriver.GLuint buffer, unsigned int flags) except? 0
 cpdef intptr_t graphics_gl_register_image(cydriver.GLuint image, cydriver.GLenum target, unsigned int flags) except? 0
+cpdef gl_get_devices_v2(int device_list)
 cpdef intptr_t graphics_egl_register_image(intptr_t image, unsigned int flags) except? 0
 cpdef intptr_t egl_stream_consumer_connect(intptr_t stream) except? 0
 cpdef intptr_t egl_stream_consumer_connect_with_flags(intptr_t stream, unsigned int flags) except? 0
@@ -490,5 +496,6 @@ cpdef int vdpau_get_device(cydriver.VdpDevice vdp_device, intptr_t vdp_get_proc_
 cpdef intptr_t vdpau_ctx_create_v2(unsigned int flags, int device, cydriver.VdpDevice vdp_device, intptr_t vdp_get_proc_address) except? 0
 cpdef intptr_t graphics_vdpau_register_video_surface(cydriver.VdpVideoSurface vdp_surface, unsigned int flags) except? 0
 cpdef intptr_t graphics_vdpau_register_output_surface(cydriver.VdpOutputSurface vdp_surface, unsigned int flags) except? 0
+cpdef tuple stream_get_capture_info_v2(intptr_t h_stream)
 cpdef profiler_start()
 cpdef profiler_stop()
