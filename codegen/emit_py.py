@@ -823,6 +823,13 @@ def _value_out(w, p):
     """A value the call writes (an in/out one is set from its argument first)."""
     x, py = _Piece(p), p.pyname
     t, base_t = w.cy(p.ctype, p.ptr - 1), w.cy(p.ctype)
+    room = ov.WRITTEN_ITEMS.get((w.fn.name, p.name))
+    if room:        # the library writes that many: room for them, the first returned
+        x.cdecls.append(f"cdef {t} {x.c}_all[{room}]")
+        x.cdecls.append(f"{x.c}_all[0] = <{t}>0")
+        x.arg = f"{x.c}_all"
+        x.outs.append(_nv_value(w.model, p, f"{x.c}_all[0]") if w.nv else _to_py(w.model, p, f"{x.c}_all[0]", w.mod))
+        return x
     x.cdecls.append(f"cdef {t} {x.c} = <{t}>0")   # what a call that writes nothing returns
     if p.role == "inout" and p.cls == "inttd" and not w.nv:
         return _inttd_inout(w, p, x)

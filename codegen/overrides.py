@@ -1364,6 +1364,13 @@ PRIVATE_HELPERS = {"runtime": ("_egl_frames.pxi", (
     "cudaError_t getDriverEglFrame(cydriver.CUeglFrame* cuEglFrame, cudaEglFrame eglFrame)",
     "cudaError_t getRuntimeEglFrame(cudaEglFrame* eglFrame, cydriver.CUeglFrame cueglFrame)"))}
 
+# Outputs declared as a pointer to one number that the library writes as an array of this many
+# (the header says so in words: "pBorderColor[0] holds 'R' ... pBorderColor[3] holds 'A'"): the
+# tuple style gives the call room for all of them and returns the first, as NVIDIA's returns one
+# float (NVIDIA's gives room for one, and the driver writes past it on the stack); the _v2 module
+# returns them all as a list, as NVIDIA's _v2 does (V2_SIGNATURES "fixed_arrays").
+WRITTEN_ITEMS = {("cuTexRefGetBorderColor", "pBorderColor"): 4}
+
 # cuda.bindings._v2 (the driver's and NVRTC's second API): how its names are made where they are
 # not the struct-style modules' (names.py, docs/library-modules.md), each rule with its reason.
 # The names are NVIDIA's, so each rule is what makes ours come out as NVIDIA's package spells them.
@@ -1476,8 +1483,8 @@ V2_SIGNATURES = {
     # pointer outputs to an image the library keeps, of the size the output named gives: returned as
     # bytes of that many (b"" for NULL); the size is not returned
     "sized_results": {("cuLinkComplete", "cubinOut"): "sizeOut"},
-    # outputs that are C arrays of this many numbers (the header says "four"), returned as a list
-    "fixed_arrays": {("cuTexRefGetBorderColor", "pBorderColor"): 4},
+    # outputs that are C arrays of this many numbers (WRITTEN_ITEMS), returned as a list
+    "fixed_arrays": WRITTEN_ITEMS,
     # output arrays it gives this capacity (the array's count parameter, which it does not take),
     # returned as a numpy array of as many as the output named says (ours: no more than the
     # capacity; NVIDIA's reads past its array for a larger count)
