@@ -88,9 +88,14 @@ class _Sig:
         # a count the library gives and takes (size_t *numNodes): asked for first, then the arrays
         # of that length filled (cuGraphGetNodes)
         self.filled = _filled_counts(fn)
+        # the parameters of an attribute-typed value that the value's conversion fills (_attr_value)
+        self.attr_made = _attr_made(fn)
         for p in fn.params:
             key = (fn.name, p.name)
             if p.name in self.counted or self._other_shape(p):
+                continue
+            if p.conv in ("attr", "attr_list") or p.name in self.attr_made:
+                self._attr_value(p)
                 continue
             if p.name in self.filled:
                 self.cargs[p.name] = "&_n" if p.ptr else "_n"
@@ -109,6 +114,9 @@ class _Sig:
                 self._out(p)
         if self.filled:
             self._query_count()
+        for p in fn.params:
+            if p.conv == "attr_list":
+                self._attr_list(p)
         n = len(self.outs)
         self.ret = "object" if n == 0 else self.outs[0][2] if n == 1 else "tuple"
         if _text_result(fn):
@@ -261,6 +269,95 @@ class _Sig:
                     return "uint64_t" if k == "u" else "int64_t"
                 return cy
         raise KeyError(name)
+
+    # ---- attribute-typed values (overrides.V2_ATTRIBUTES)
+
+    def _attr_value(self, p):
+        """A parameter of an attribute-typed value: the value (returned, or converted from the
+        argument), the attribute list and data sizes of a call that reads several (their Python
+        arguments, in the C order; converted after the loop, _attr_list), a size the conversion
+        gives (cuCoredumpGetAttribute's), a count of the list."""
+        py = public_param(p, self.L)
+        role = self.attr_made.get(p.name)
+        if role == "list":
+            self.arg("", py)
+        elif role == "size":
+            value = next(q for q in self.fn.params if q.conv == "attr")
+            self.cargs[p.name] = f"&_v_{public_param(value, self.L)}.size"
+        elif role == "count":
+            lst = next(q for q in self.fn.params if q.conv == "attr_list")
+            self.cargs[p.name] = f"<{self._ctype(p)}>_v_{public_param(lst, self.L)}.n"
+        elif p.extra.get("enum") not in ov.V2_ATTRIBUTES["what"]:
+            self.ok = False     # a value another enum types (a shareable handle by its type): not yet
+        elif p.conv == "attr" and p.role == "out":
+            self._attr_out(p, py)
+        elif p.conv == "attr":
+            self._attr_in(p, py)
+
+    def _attr_table(self, p):
+        """The name of the module's {member: kind} table of p's attribute enum, and its words."""
+        en = p.extra["enum"]
+        return f"_V2_ATTR_{en}", ov.V2_ATTRIBUTES["what"][en]
+
+    def _attr_out(self, p, py):
+        """The value a getter writes: storage of the attribute's kind (or of the caller's data size),
+        returned as _attr_result makes it; a C number where every member has one kind of it
+        (cuDeviceGetGraphMemAttribute: unsigned long long)."""
+        table, what = self._attr_table(p)
+        attr = public_param(next(q for q in self.fn.params if q.name == p.extra["attr"]), self.L)
+        size = next((public_param(q, self.L) for q in self.fn.params if q.name == p.extra["size"]), None)
+        v = f"_v_{py}"
+        self.lines.append(f"cdef _AttrValue {v} = _attr_storage(_attr_kind({table}, {attr}, {what!r}), "
+                          f"{size or 0}, {size is not None})")
+        self.cargs[p.name] = f"{v}.ptr"
+        kinds = set(attribute_kinds(self.m, p.extra["enum"]).values())
+        if size is None and kinds == {"Q"}:
+            self.outs.append(([], f"(<uint64_t*>{v}.ptr)[0]", "unsigned long long"))
+        else:
+            self.outs.append(([], f"_attr_result({v})", "object"))
+
+    def _attr_in(self, p, py):
+        """The value a setter reads: converted from the Python value where the call takes its size
+        too (cuCoredumpSetAttribute); else where it lies, as NVIDIA's takes it: a buffer, an int
+        address or None for a const void* (cuPointerSetAttribute), an int address for the others.
+        An address in the first page of memory is refused: the library would read there."""
+        cast = f"<{self._ctype(p)}>"
+        if any(r == "size" for r in self.attr_made.values()):
+            table, what = self._attr_table(p)
+            attr = public_param(next(q for q in self.fn.params if q.name == p.extra["attr"]), self.L)
+            v = f"_v_{py}"
+            self.lines += [f"cdef _AttrValue {v} = _attr_storage(_attr_kind({table}, {attr}, {what!r}), 0, False)",
+                           f"_attr_set({v}, {py})"]
+            self.arg("", py)
+            self.cargs[p.name] = f"{v}.ptr"
+        elif p.const:
+            self.lines += [f"cdef void* _c_{py} = _buffer_address({py}, False)",
+                           f"if <uintptr_t>_c_{py} - 1 < 4095:", f"    _first_page_value(<intptr_t>_c_{py}, {py!r})"]
+            self.arg("", py)
+            self.cargs[p.name] = f"{cast}_c_{py}"
+        else:
+            self.lines += [f"if <uintptr_t>{py} - 1 < 4095:", f"    _first_page_value({py}, {py!r})"]
+            self.arg("intptr_t", py)
+            self.cargs[p.name] = f"{cast}{py}"
+
+    def _attr_list(self, p):
+        """The values of a call that reads several attributes (cuPointerGetAttributes): the
+        attribute list (and the data sizes) converted, storage for each value, [] without a call
+        for none, a list of the values."""
+        table, what = self._attr_table(p)
+        name = {q.name: public_param(q, self.L) for q in self.fn.params}
+        sizes = p.extra["sizes"]
+        names = f"{name[sizes]} and {name[p.extra['attr']]}" if sizes else ""
+        v = f"_v_{name[p.name]}"
+        self.lines += [f"cdef _AttrList {v} = _attr_list({table}, {what!r}, {name[p.extra['attr']]}, "
+                       f"{name[sizes] if sizes else None}, {bool(sizes)}, {names!r})",
+                       f"if {v}.n == 0:", "    return []"]
+        attr = next(q for q in self.fn.params if q.name == p.extra["attr"])
+        self.cargs[attr.name] = f"<{self._ctype(attr)}>{v}.attrs"
+        if sizes:
+            self.cargs[sizes] = f"{v}.sizes"
+        self.cargs[p.name] = f"{v}.ptrs"
+        self.outs.append(([], f"_attr_results({v})", "object"))
 
     # ---- outputs
 
@@ -510,6 +607,47 @@ def _filled_counts(fn):
     return {p.extra["count"] for p in fn.params if p.conv == "array_out" and p.extra.get("count") in counts}
 
 
+def _attr_made(fn):
+    """{parameter: role} of fn's parameters that belong to an attribute-typed value (overrides
+    ATTRIBUTE_PARAMS, ATTRIBUTE_LISTS): "list" the attribute list and data sizes of a call that
+    reads several, "count" their length, "size" the size of a value the call takes with it (the
+    hidden size of cuCoredumpGetAttribute, which the conversion gives)."""
+    made = {}
+    for p in fn.params:
+        if p.conv == "attr_list":
+            made.update({n: "list" for n in (p.extra["attr"], p.extra["sizes"]) if n})
+            made[p.extra["count"]] = "count"
+    if any(p.conv == "attr" for p in fn.params):
+        made.update({p.name: "size" for p in fn.params if p.role == "hidden"})
+    return made
+
+
+def attribute_kinds(model, enum):
+    """{member value: kind} of an attribute enum's members that have a _v2 kind
+    (overrides.v2_attribute_kind): a struct's kind is (its record slot, its class name)."""
+    e = next(x for x in model.enums if x.name == enum)
+    rn = model.resolved.records
+    enums = {x.name for x in model.enums} | {a for x in model.enums for a in x.aliases}
+    handles = {h for h, _ in model.handles}
+
+    def record(ctype):
+        cls = rn.cls.get(ctype)
+        return (rn.slot[cls], cls) if cls in rn.slot else None
+
+    kinds = {}
+    for n, v in e.members:
+        k = ov.v2_attribute_kind(enum, n, e.member_docs.get(n, ""), enums.__contains__, handles.__contains__, record)
+        if k is not None:
+            kinds.setdefault(int(v), k)
+    return kinds
+
+
+def _attr_tables(model, sigs):
+    """The module's {member: kind} table of each attribute enum its functions use."""
+    used = sorted({p.extra["enum"] for s in sigs for p in s.fn.params if p.conv in ("attr", "attr_list")})
+    return [f"cdef dict _V2_ATTR_{en} = {attribute_kinds(model, en)!r}" for en in used] + [""] if used else []
+
+
 def _text_result(fn):
     """Whether fn returns a C string, not a status (nvrtcGetErrorString): its result is the text."""
     return bare(fn.ret) == "char"
@@ -540,6 +678,7 @@ def _pyx(model, sigs):
         o.append(f"{v} = {dict(model.defines)[n]!r}")
     o += ["", f"cdef str _STATUS_NAME = {rn.status!r}", 'include "../_module_common.pxi"',
           'include "../_v2_common.pxi"', ""]
+    o += _attr_tables(model, sigs)
     o += _classes_at_import(len(rn.enums) + len(ov.DEFINE_ENUMS_OF(model)), rn.layout)
     o += _records_errors(model)
     refs = v2_refs(model)

@@ -1418,6 +1418,61 @@ V2_NAMES = {
     "keyword_members": ("IF",),
 }
 
+# cuda.bindings._v2's attribute-typed values (the value parameters of ATTRIBUTE_PARAMS and
+# ATTRIBUTE_LISTS): what NVIDIA's 13.5.0 _v2 returns for each attribute, measured through a stand-in
+# driver that writes known bytes (tests/test_v2.py, test_attribute_values_as_nvidias).  The C type
+# of a member is the one its doxygen states ("(value type = cuuint64_t)" of the memory pool and
+# graph memory attributes, "Returns in \p *data a boolean" / "an integer"), else ATTRIBUTE_TYPES'
+# (the header's text of the getter, read by hand); `kinds` says how a C type comes back
+# (_v2_common.pxi, _attr_result: "i"/"I" 4-byte int, "q"/"Q" 8-byte, "?" 1-byte bool, "?I" a 4-byte
+# int as a bool, "s<N>" text in N bytes, "i[]" a list of ints filling the caller's data size; a
+# struct: its record class); `enum_kinds` and `members` where NVIDIA's reads otherwise.  A member
+# none of these types is refused with NVIDIA's TypeError ("Unsupported pointer attribute: 0").
+V2_ATTRIBUTES = {
+    # the words of that TypeError, by attribute enum
+    "what": {"CUpointer_attribute": "pointer", "CUmemPool_attribute": "memory pool",
+             "CUgraphMem_attribute": "graph memory", "CUmem_range_attribute": "memory range",
+             "CUcoredumpSettings": "coredump"},
+    # a C type's kind: signed ints, enums and handles as NVIDIA's returns them (a handle and a host
+    # pointer as an intptr_t, a device pointer and a size unsigned)
+    "kinds": {"int": "i", "unsigned int": "I", "cuuint64_t": "Q", "unsigned long long": "Q", "size_t": "Q",
+              "CUdeviceptr": "Q", "void*": "q", "bool": "?", "char[1024]": "s1024", "int[]": "i[]",
+              "enum": "i", "handle": "q"},
+    # the pointer attributes' booleans are 4 bytes (the driver's unsigned int), read as a bool
+    "enum_kinds": {"CUpointer_attribute": {"bool": "?I"}},
+    "members": {
+        # 4 bytes, unsigned (ATTRIBUTE_TYPES gives the tuple style 8 bytes of storage)
+        "CU_POINTER_ATTRIBUTE_ACCESS_FLAGS": "I",
+        # an address of the device's space: unsigned, as a device pointer
+        "CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR": "Q",
+        # an unsigned int, its flags (CUCoredumpGenerationFlags) a bitmask
+        "CU_COREDUMP_GENERATION_FLAGS": "I",
+    },
+}
+
+
+def v2_attribute_kind(enum, member, doc, is_enum, is_handle, record):
+    """The _v2 kind of attribute `member` of `enum` (V2_ATTRIBUTES), from its doxygen `doc` where it
+    names a type, else ATTRIBUTE_TYPES; is_enum / is_handle / record(C type) say what a C type is
+    (record: its (slot, class) or None); None where nothing types it."""
+    import re
+    if member in V2_ATTRIBUTES["members"]:
+        return V2_ATTRIBUTES["members"][member]
+    m = re.search(r"\(value type = (\w+)\)", doc or "")
+    ctype = m.group(1) if m else "bool" if re.search(r"\*data a boolean", doc or "") else \
+        "int" if re.search(r"\*data an integer", doc or "") else None
+    table = ATTRIBUTE_TYPES.get(enum, {})
+    ctype = ctype or table.get(member, table.get("*"))
+    if ctype is None:
+        return None
+    kinds = {**V2_ATTRIBUTES["kinds"], **V2_ATTRIBUTES["enum_kinds"].get(enum, {})}
+    if ctype in kinds:
+        return kinds[ctype]
+    if record(ctype):
+        return record(ctype)
+    return kinds["enum"] if is_enum(ctype) else kinds["handle"] if is_handle(ctype) else None
+
+
 # cuda.bindings._v2's functions whose parameters NVIDIA's package types otherwise than emit_v2's
 # rules (_Sig) say, each group with its reason.
 V2_SIGNATURES = {

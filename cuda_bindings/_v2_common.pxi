@@ -5,6 +5,7 @@
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_ANY_CONTIGUOUS, PyBUF_WRITABLE
 from cpython.bytes cimport PyBytes_FromString, PyBytes_FromStringAndSize
 from libc.string cimport memset
+from libc.stdlib cimport calloc, free
 
 
 cdef intptr_t _struct_address(object o) except? -1:
@@ -181,3 +182,150 @@ cdef object _kept_array(const void* p, size_t n, object dtype):
     if p == NULL or n == 0:
         return numpy.empty(0, dtype=dt)
     return numpy.frombuffer(PyBytes_FromStringAndSize(<const char*>p, n * dt.itemsize), dtype=dt)
+
+
+cdef int _first_page_value(intptr_t v, str name) except -1:
+    """An address the library reads a value from, in the first page of memory: nothing lies there."""
+    raise ValueError(f"{name} {v:#x} is not the address of a value: nothing lies in the first page of memory")
+
+
+# Attribute-typed values (docs/v2.md, "Attribute values"): the generated module has a table per
+# attribute enum, {member: kind} (overrides.V2_ATTRIBUTES): "i"/"I" a 4-byte signed/unsigned int,
+# "q"/"Q" an 8-byte one, "?" a 1-byte bool, "?I" a 4-byte one read as a bool, "s<N>" NUL-ended text
+# in N bytes (bytes), "i[]" 4-byte ints filling the caller's data size (a list), and (slot, class
+# name) a struct record.
+
+cdef object _attr_kind(dict table, int attr, str what):
+    """The kind of attribute `attr`'s value; TypeError (NVIDIA's) for a member without one."""
+    k = table.get(attr)
+    if k is None:
+        raise TypeError(f"Unsupported {what} attribute: {attr}")
+    return k
+
+
+cdef class _AttrValue:
+    """The storage of one attribute value (zeroed), and what keeps it alive."""
+    cdef object kind
+    cdef object keep
+    cdef void* ptr
+    cdef size_t size
+    cdef uint64_t word[2]
+
+
+cdef _AttrValue _attr_storage(object kind, size_t data_size, bint sized):
+    """Storage for a value of `kind`; `sized`: of the caller's data size (at least 8 bytes,
+    zeroed, so that a scalar reads its unwritten bytes as 0), else of the kind's own size."""
+    cdef _AttrValue v = _AttrValue.__new__(_AttrValue)
+    v.kind = kind
+    v.word[0] = v.word[1] = 0
+    v.ptr = <void*>v.word
+    if sized:
+        v.keep = _new_zeroed_bytes(data_size if data_size > 8 else 8)
+        v.ptr = <void*><char*>v.keep
+        v.size = data_size
+    elif isinstance(kind, tuple):
+        v.keep = _new_record_at(_L, kind[0], kind[1])
+        v.ptr = (<_Record>v.keep)._ptr
+        v.size = (<_Record>v.keep).nbytes()
+    elif kind[0] == "s":
+        v.size = int(kind[1:])
+        v.keep = _new_zeroed_bytes(v.size + 1)         # a NUL after the text, whatever the library writes
+        v.ptr = <void*><char*>v.keep
+    else:
+        v.size = 1 if kind == "?" else 8 if kind in ("q", "Q") else 4
+    return v
+
+
+cdef object _attr_result(_AttrValue v):
+    """The Python value of what the library wrote (the kinds: above)."""
+    cdef Py_ssize_t i
+    k = v.kind
+    if isinstance(k, tuple):
+        return v.keep
+    if k == "i":
+        return (<int32_t*>v.ptr)[0]
+    if k == "I":
+        return (<uint32_t*>v.ptr)[0]
+    if k == "q":
+        return (<int64_t*>v.ptr)[0]
+    if k == "Q":
+        return (<uint64_t*>v.ptr)[0]
+    if k == "?":
+        return (<uint8_t*>v.ptr)[0] != 0
+    if k == "?I":
+        return (<uint32_t*>v.ptr)[0] != 0
+    if k == "i[]":
+        return [(<int32_t*>v.ptr)[i] for i in range(<Py_ssize_t>(v.size // 4))]
+    return PyBytes_FromString(<char*>v.ptr)
+
+
+cdef int _attr_set(_AttrValue v, object value) except -1:
+    """Writes a Python value into the storage as its kind says: a bool by its truth, an int by C's
+    conversion (Cython's TypeError and OverflowError), text as bytes (the call takes its length)."""
+    cdef const char* p
+    k = v.kind
+    if k == "?" or k == "?I":
+        (<uint32_t*>v.ptr)[0] = 1 if value else 0     # little-endian: the first byte too
+    elif k == "i":
+        (<int32_t*>v.ptr)[0] = <int32_t>value
+    elif k == "I":
+        (<uint32_t*>v.ptr)[0] = <unsigned int>value
+    elif k == "q":
+        (<int64_t*>v.ptr)[0] = <int64_t>value
+    elif k == "Q":
+        (<uint64_t*>v.ptr)[0] = <uint64_t>value
+    elif isinstance(k, str) and k[0] == "s":
+        if value is not None and not isinstance(value, bytes):
+            raise TypeError(f"Expected bytes, got {type(value).__name__}")
+        p = value                                       # Cython's TypeError for None
+        v.keep = value
+        v.ptr = <void*>p
+        v.size = len(value)
+    else:
+        raise TypeError(f"an attribute value of kind {k!r} is not taken")
+    return 0
+
+
+cdef class _AttrList:
+    """The C arrays of a call that reads several attributes at once: the attributes (C ints), the
+    caller's data sizes, and a pointer to each value's storage (`values`)."""
+    cdef Py_ssize_t n
+    cdef int* attrs
+    cdef size_t* sizes
+    cdef void** ptrs
+    cdef list values
+
+    def __dealloc__(self):
+        free(self.attrs)
+        free(self.sizes)
+        free(self.ptrs)
+
+
+cdef _AttrList _attr_list(dict table, str what, object attributes, object data_sizes, bint sized, str names):
+    """The attributes (int() of each item, as NVIDIA's) and, `sized`, the data size of each (a
+    ValueError, NVIDIA's, where the two differ in length), with storage for each value."""
+    cdef _AttrList a = _AttrList.__new__(_AttrList)
+    cdef Py_ssize_t i
+    cdef list sizes = [<size_t>int(x) for x in data_sizes] if sized else None
+    cdef list attrs = [<int>int(x) for x in attributes]
+    if sized and len(sizes) != len(attrs):
+        raise ValueError(f"{names} must have the same length")
+    kinds = [_attr_kind(table, x, what) for x in attrs]
+    a.n = len(attrs)
+    a.attrs = <int*>calloc(a.n + 1, sizeof(int))
+    a.sizes = <size_t*>calloc(a.n + 1, sizeof(size_t))
+    a.ptrs = <void**>calloc(a.n + 1, sizeof(void*))
+    if a.attrs == NULL or a.sizes == NULL or a.ptrs == NULL:
+        raise MemoryError()
+    a.values = []
+    for i in range(a.n):
+        a.attrs[i] = attrs[i]
+        v = _attr_storage(kinds[i], sizes[i] if sized else 0, sized)
+        a.sizes[i] = (<_AttrValue>v).size
+        a.ptrs[i] = (<_AttrValue>v).ptr
+        a.values.append(v)
+    return a
+
+
+cdef list _attr_results(_AttrList a):
+    return [_attr_result(<_AttrValue>v) for v in a.values]

@@ -302,6 +302,12 @@ cdef str _STATUS_NAME = 'Result'
 include "../_module_common.pxi"
 include "../_v2_common.pxi"
 
+cdef dict _V2_ATTR_CUcoredumpSettings = {1: '?', 2: '?', 3: '?', 4: '?', 5: 's1024', 6: 's1024', 7: 'I'}
+cdef dict _V2_ATTR_CUgraphMem_attribute = {0: 'Q', 1: 'Q', 2: 'Q', 3: 'Q'}
+cdef dict _V2_ATTR_CUmemPool_attribute = {1: 'i', 2: 'i', 3: 'i', 4: 'Q', 5: 'Q', 6: 'Q', 7: 'Q', 8: 'Q'}
+cdef dict _V2_ATTR_CUmem_range_attribute = {1: 'i', 2: 'i', 3: 'i[]', 4: 'i', 5: 'i', 6: 'i', 7: 'i', 8: 'i'}
+cdef dict _V2_ATTR_CUpointer_attribute = {1: 'q', 2: 'I', 3: 'Q', 4: 'q', 5: (74, 'PointerAttributeP2PTokens_v1'), 6: '?I', 7: 'Q', 8: '?I', 9: 'i', 10: '?I', 11: 'Q', 12: 'Q', 13: '?I', 14: 'Q', 15: 'I', 16: 'I', 17: 'q', 18: 'Q', 19: 'Q', 20: 'Q', 21: '?I'}
+
 class DriverError(Exception):
     """A failed CUDA driver API (cuda.bindings._v2) call: `status` is the Result value."""
 
@@ -10983,6 +10989,134 @@ cpdef mem_pool_trim_to(intptr_t pool, size_t min_bytes_to_keep):
         _raise(_status)
 
 
+cpdef mem_pool_set_attribute(intptr_t pool, int attr, intptr_t value):
+    """Sets attributes of a memory pool.
+
+    Supported attributes are:
+
+    - MemPoolAttribute.RELEASE_THRESHOLD: (value type = cuuint64_t) Amount of reserved
+      memory in bytes to hold onto before trying to release memory back to the OS. When
+      more than the release threshold bytes of memory are held by the memory pool, the
+      allocator will try to release memory back to the OS on the next call to stream,
+      event or context synchronize. (default 0)
+    - MemPoolAttribute.REUSE_FOLLOW_EVENT_DEPENDENCIES: (value type = int) Allow
+      mem_alloc_async to use memory asynchronously freed in another stream as long as a
+      stream ordering dependency of the allocating stream on the free action exists.
+      Cuda events and null stream interactions can create the required stream ordered
+      dependencies. (default enabled)
+    - MemPoolAttribute.REUSE_ALLOW_OPPORTUNISTIC: (value type = int) Allow reuse of
+      already completed frees when there is no dependency between the free and
+      allocation. (default enabled)
+    - MemPoolAttribute.REUSE_ALLOW_INTERNAL_DEPENDENCIES: (value type = int) Allow
+      mem_alloc_async to insert new stream dependencies in order to establish the stream
+      ordering required to reuse a piece of memory released by mem_free_async (default
+      enabled).
+    - MemPoolAttribute.RESERVED_MEM_HIGH: (value type = cuuint64_t) Reset the high
+      watermark that tracks the amount of backing memory that was allocated for the
+      memory pool. It is illegal to set this attribute to a non-zero value.
+    - MemPoolAttribute.USED_MEM_HIGH: (value type = cuuint64_t) Reset the high watermark
+      that tracks the amount of used memory that was allocated for the memory pool.
+
+    Parameters
+    ----------
+    pool : int
+        The memory pool to modify
+    attr : int
+        The attribute to modify
+    value : int
+        Pointer to the value to assign
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    DriverError
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
+
+        ERROR_INVALID_VALUE
+
+    See Also
+    --------
+    mem_alloc_async, mem_free_async, device_get_default_mem_pool, device_get_mem_pool,
+    mem_pool_create
+    """
+    cdef cydriver.CUresult _status
+    if <uintptr_t>value - 1 < 4095:
+        _first_page_value(value, 'value')
+    with nogil:
+        _status = cydriver.cuMemPoolSetAttribute(<cydriver.CUmemoryPool>pool, <cydriver.CUmemPool_attribute>attr, <void*>value)
+    if _status != 0:
+        _raise(_status)
+
+
+cpdef mem_pool_get_attribute(intptr_t pool, int attr):
+    """Gets attributes of a memory pool.
+
+    Supported attributes are:
+
+    - MemPoolAttribute.RELEASE_THRESHOLD: (value type = cuuint64_t) Amount of reserved
+      memory in bytes to hold onto before trying to release memory back to the OS. When
+      more than the release threshold bytes of memory are held by the memory pool, the
+      allocator will try to release memory back to the OS on the next call to stream,
+      event or context synchronize. (default 0)
+    - MemPoolAttribute.REUSE_FOLLOW_EVENT_DEPENDENCIES: (value type = int) Allow
+      mem_alloc_async to use memory asynchronously freed in another stream as long as a
+      stream ordering dependency of the allocating stream on the free action exists.
+      Cuda events and null stream interactions can create the required stream ordered
+      dependencies. (default enabled)
+    - MemPoolAttribute.REUSE_ALLOW_OPPORTUNISTIC: (value type = int) Allow reuse of
+      already completed frees when there is no dependency between the free and
+      allocation. (default enabled)
+    - MemPoolAttribute.REUSE_ALLOW_INTERNAL_DEPENDENCIES: (value type = int) Allow
+      mem_alloc_async to insert new stream dependencies in order to establish the stream
+      ordering required to reuse a piece of memory released by mem_free_async (default
+      enabled).
+    - MemPoolAttribute.RESERVED_MEM_CURRENT: (value type = cuuint64_t) Amount of backing
+      memory currently allocated for the mempool
+    - MemPoolAttribute.RESERVED_MEM_HIGH: (value type = cuuint64_t) High watermark of
+      backing memory allocated for the mempool since the last time it was reset.
+    - MemPoolAttribute.USED_MEM_CURRENT: (value type = cuuint64_t) Amount of memory from
+      the pool that is currently in use by the application.
+    - MemPoolAttribute.USED_MEM_HIGH: (value type = cuuint64_t) High watermark of the
+      amount of memory from the pool that was in use by the application.
+
+    Parameters
+    ----------
+    pool : int
+        The memory pool to get attributes of
+    attr : int
+        The attribute to get
+
+    Returns
+    -------
+    value : memoryview
+        Retrieved value
+
+    Raises
+    ------
+    DriverError
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
+
+        ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE
+
+    See Also
+    --------
+    mem_alloc_async, mem_free_async, device_get_default_mem_pool, device_get_mem_pool,
+    mem_pool_create
+    """
+    cdef cydriver.CUresult _status
+    cdef _AttrValue _v_value = _attr_storage(_attr_kind(_V2_ATTR_CUmemPool_attribute, attr, 'memory pool'), 0, False)
+    with nogil:
+        _status = cydriver.cuMemPoolGetAttribute(<cydriver.CUmemoryPool>pool, <cydriver.CUmemPool_attribute>attr, _v_value.ptr)
+    if _status != 0:
+        _raise(_status)
+    return _attr_result(_v_value)
+
+
 cpdef mem_pool_set_access(intptr_t pool, map, size_t count):
     """Controls visibility of pools between devices.
 
@@ -11861,6 +11995,188 @@ cpdef size_t multicast_get_granularity(prop, int option) except? 0:
     return _o_granularity
 
 
+cpdef pointer_get_attribute(int attribute, uint64_t ptr):
+    """Returns information about a pointer.
+
+    The supported attributes are:
+
+    - PointerAttribute.CONTEXT:
+
+    Returns, as `data`, the CUcontext in which `ptr` was allocated or registered. The
+    type of `data` must be CUcontext *.
+
+    If `ptr` was not allocated by, mapped by, or registered with a CUcontext which uses
+    unified virtual addressing then ERROR_INVALID_VALUE is returned.
+
+    - PointerAttribute.MEMORY_TYPE:
+
+    Returns, as `data`, the physical memory type of the memory that `ptr` addresses as a
+    CUmemorytype enumerated value. The type of `data` must be unsigned int.
+
+    If `ptr` addresses device memory then `data` is set to MemoryType.DEVICE. The
+    particular CUdevice on which the memory resides is the CUdevice of the CUcontext
+    returned by the PointerAttribute.CONTEXT attribute of `ptr`.
+
+    If `ptr` addresses host memory then `data` is set to MemoryType.HOST.
+
+    If `ptr` was not allocated by, mapped by, or registered with a CUcontext which uses
+    unified virtual addressing then ERROR_INVALID_VALUE is returned.
+
+    If the current CUcontext does not support unified virtual addressing then
+    ERROR_INVALID_CONTEXT is returned.
+
+    - PointerAttribute.DEVICE_POINTER:
+
+    Returns, as `data`, the device pointer value through which `ptr` may be accessed by
+    kernels running in the current CUcontext. The type of `data` must be CUdeviceptr *.
+
+    If there exists no device pointer value through which kernels running in the current
+    CUcontext may access `ptr` then ERROR_INVALID_VALUE is returned.
+
+    If there is no current CUcontext then ERROR_INVALID_CONTEXT is returned.
+
+    Except in the exceptional disjoint addressing cases discussed below, the value
+    returned, as `data`, will equal the input value `ptr`.
+
+    - PointerAttribute.HOST_POINTER:
+
+    Returns, as `data`, the host pointer value through which `ptr` may be accessed by by
+    the host program. The type of `data` must be void **. If there exists no host
+    pointer value through which the host program may directly access `ptr` then
+    ERROR_INVALID_VALUE is returned.
+
+    Except in the exceptional disjoint addressing cases discussed below, the value
+    returned, as `data`, will equal the input value `ptr`.
+
+    - PointerAttribute.P2P_TOKENS:
+
+    Returns, as `data`, two tokens for use with the nv-p2p.h Linux kernel interface.
+    `data` must be a struct of type CUDA_POINTER_ATTRIBUTE_P2P_TOKENS.
+
+    `ptr` must be a pointer to memory obtained from :cuMemAlloc(). Note that p2pToken
+    and vaSpaceToken are only valid for the lifetime of the source allocation. A
+    subsequent allocation at the same address may return completely different tokens.
+    Querying this attribute has a side effect of setting the attribute
+    PointerAttribute.SYNC_MEMOPS for the region of memory that `ptr` points to.
+
+    - PointerAttribute.SYNC_MEMOPS:
+
+    A boolean attribute which when set, ensures that synchronous memory operations
+    initiated on the region of memory that `ptr` points to will always synchronize. See
+    further documentation in the section titled "API synchronization behavior" to learn
+    more about cases when synchronous memory operations can exhibit asynchronous
+    behavior.
+
+    - PointerAttribute.BUFFER_ID:
+
+    Returns, as `data`, a buffer ID which is guaranteed to be unique within the process.
+    `data` must point to an unsigned long long.
+
+    `ptr` must be a pointer to memory obtained from a CUDA memory allocation API. Every
+    memory allocation from any of the CUDA memory allocation APIs will have a unique ID
+    over a process lifetime. Subsequent allocations do not reuse IDs from previous freed
+    allocations. IDs are only unique within a single process.
+
+    - PointerAttribute.IS_MANAGED:
+
+    Returns, as `data`, a boolean that indicates whether the pointer points to managed
+    memory or not.
+
+    If `ptr` is not a valid CUDA pointer then ERROR_INVALID_VALUE is returned.
+
+    - PointerAttribute.DEVICE_ORDINAL:
+
+    Returns, as `data`, an integer representing a device ordinal of a device against
+    which the memory was allocated or registered.
+
+    - PointerAttribute.IS_LEGACY_CUDA_IPC_CAPABLE:
+
+    Returns, as `data`, a boolean that indicates if this pointer maps to an allocation
+    that is suitable for cudaIpcGetMemHandle.
+
+    - PointerAttribute.RANGE_START_ADDR:
+
+    Returns, as `data`, the starting address for the allocation referenced by the device
+    pointer `ptr`. Note that this is not necessarily the address of the mapped region,
+    but the address of the mappable address range `ptr` references (e.g. from
+    mem_address_reserve).
+
+    - PointerAttribute.RANGE_SIZE:
+
+    Returns, as `data`, the size for the allocation referenced by the device pointer
+    `ptr`. Note that this is not necessarily the size of the mapped region, but the size
+    of the mappable address range `ptr` references (e.g. from mem_address_reserve). To
+    retrieve the size of the mapped region, see mem_get_address_range_v2
+
+    - PointerAttribute.MAPPED:
+
+    Returns, as `data`, a boolean that indicates if this pointer is in a valid address
+    range that is mapped to a backing allocation.
+
+    - PointerAttribute.ALLOWED_HANDLE_TYPES:
+
+    Returns a bitmask of the allowed handle types for an allocation that may be passed
+    to mem_export_to_shareable_handle.
+
+    - PointerAttribute.MEMPOOL_HANDLE:
+
+    Returns, as `data`, the handle to the mempool that the allocation was obtained from.
+
+    - PointerAttribute.IS_HW_DECOMPRESS_CAPABLE:
+
+    Returns, as `data`, a boolean that indicates whether the pointer points to memory
+    that is capable to be used for hardware accelerated decompression.
+
+    Note that for most allocations in the unified virtual address space the host and
+    device pointer for accessing the allocation will be the same. The exceptions to this
+    are
+
+    - user memory registered using mem_host_register_v2
+    - host memory allocated using mem_host_alloc with the CU_MEMHOSTALLOC_WRITECOMBINED
+      flag For these types of allocation there will exist separate, disjoint host and
+      device addresses for accessing the allocation. In particular
+    - The host address will correspond to an invalid unmapped device address (which will
+      result in an exception if accessed from the device)
+    - The device address will correspond to an invalid unmapped host address (which will
+      result in an exception if accessed from the host). For these types of allocations,
+      querying PointerAttribute.HOST_POINTER and PointerAttribute.DEVICE_POINTER may be
+      used to retrieve the host and device addresses from either address.
+
+    Parameters
+    ----------
+    attribute : int
+        Pointer attribute to query
+    ptr : int
+        Pointer
+
+    Returns
+    -------
+    data : memoryview
+        Returned pointer attribute value
+
+    Raises
+    ------
+    DriverError
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
+
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_INVALID_DEVICE
+
+    See Also
+    --------
+    pointer_set_attribute, mem_alloc_v2, mem_free_v2, mem_alloc_host_v2, mem_free_host,
+    mem_host_alloc, mem_host_register_v2, mem_host_unregister, cudaPointerGetAttributes
+    """
+    cdef cydriver.CUresult _status
+    cdef _AttrValue _v_data = _attr_storage(_attr_kind(_V2_ATTR_CUpointer_attribute, attribute, 'pointer'), 0, False)
+    with nogil:
+        _status = cydriver.cuPointerGetAttribute(_v_data.ptr, <cydriver.CUpointer_attribute>attribute, <cydriver.CUdeviceptr>ptr)
+    if _status != 0:
+        _raise(_status)
+    return _attr_result(_v_data)
+
+
 cpdef mem_prefetch_async_v2(uint64_t dev_ptr, size_t count, location, unsigned int flags, intptr_t h_stream):
     """Prefetches memory to the specified destination location.
 
@@ -12315,6 +12631,309 @@ cpdef mem_discard_and_prefetch_batch_async(intptr_t dptrs, intptr_t sizes, size_
         _status = cydriver.cuMemDiscardAndPrefetchBatchAsync(<cydriver.CUdeviceptr*>dptrs, <size_t*>sizes, count, <cydriver.CUmemLocation*>_c_prefetch_locs, <size_t*>prefetch_loc_idxs, num_prefetch_locs, flags, <cydriver.CUstream>h_stream)
     if _status != 0:
         _raise(_status)
+
+
+cpdef mem_range_get_attribute(size_t data_size, int attribute, uint64_t dev_ptr, size_t count):
+    """Query an attribute of a given memory range.
+
+    Query an attribute about the memory range starting at `dev_ptr` with a size of
+    `count` bytes. The memory range must refer to managed memory allocated via
+    mem_alloc_managed or declared via __managed__ variables.
+
+    The `attribute` parameter can take the following values:
+
+    - MemRangeAttribute.READ_MOSTLY: If this attribute is specified, `data` will be
+      interpreted as a 32-bit integer, and `data_size` must be 4. The result returned
+      will be 1 if all pages in the given memory range have read-duplication enabled, or
+      0 otherwise.
+    - MemRangeAttribute.PREFERRED_LOCATION: If this attribute is specified, `data` will
+      be interpreted as a 32-bit integer, and `data_size` must be 4. The result returned
+      will be a GPU device id if all pages in the memory range have that GPU as their
+      preferred location, or it will be CU_DEVICE_CPU if all pages in the memory range
+      have the CPU as their preferred location, or it will be CU_DEVICE_INVALID if
+      either all the pages don't have the same preferred location or some of the pages
+      don't have a preferred location at all. Note that the actual location of the pages
+      in the memory range at the time of the query may be different from the preferred
+      location.
+    - MemRangeAttribute.ACCESSED_BY: If this attribute is specified, `data` will be
+      interpreted as an array of 32-bit integers, and `data_size` must be a non-zero
+      multiple of 4. The result returned will be a list of device ids that had
+      MemAdvise.SET_ACCESSED_BY set for that entire memory range. If any device does not
+      have that advice set for the entire memory range, that device will not be
+      included. If `data` is larger than the number of devices that have that advice set
+      for that memory range, CU_DEVICE_INVALID will be returned in all the extra space
+      provided. For ex., if `data_size` is 12 (i.e. `data` has 3 elements) and only
+      device 0 has the advice set, then the result returned will be { 0,
+      CU_DEVICE_INVALID, CU_DEVICE_INVALID }. If `data` is smaller than the number of
+      devices that have that advice set, then only as many devices will be returned as
+      can fit in the array. There is no guarantee on which specific devices will be
+      returned, however.
+    - MemRangeAttribute.LAST_PREFETCH_LOCATION: If this attribute is specified, `data`
+      will be interpreted as a 32-bit integer, and `data_size` must be 4. The result
+      returned will be the last location to which all pages in the memory range were
+      prefetched explicitly via mem_prefetch_async_v2. This will either be a GPU id or
+      CU_DEVICE_CPU depending on whether the last location for prefetch was a GPU or the
+      CPU respectively. If any page in the memory range was never explicitly prefetched
+      or if all pages were not prefetched to the same location, CU_DEVICE_INVALID will
+      be returned. Note that this simply returns the last location that the application
+      requested to prefetch the memory range to. It gives no indication as to whether
+      the prefetch operation to that location has completed or even begun.
+    - MemRangeAttribute.PREFERRED_LOCATION_TYPE: If this attribute is specified, `data`
+      will be interpreted as a CUmemLocationType, and `data_size` must be
+      sizeof(CUmemLocationType). The CUmemLocationType returned will be
+      MemLocationType.DEVICE if all pages in the memory range have the same GPU as their
+      preferred location, or CUmemLocationType will be MemLocationType.HOST if all pages
+      in the memory range have the CPU as their preferred location, or it will be
+      MemLocationType.HOST_NUMA if all the pages in the memory range have the same host
+      NUMA node ID as their preferred location or it will be MemLocationType.INVALID if
+      either all the pages don't have the same preferred location or some of the pages
+      don't have a preferred location at all. Note that the actual location type of the
+      pages in the memory range at the time of the query may be different from the
+      preferred location type.
+    - MemRangeAttribute.PREFERRED_LOCATION_ID: If this attribute is specified, `data`
+      will be interpreted as a 32-bit integer, and `data_size` must be 4. If the
+      MemRangeAttribute.PREFERRED_LOCATION_TYPE query for the same address range returns
+      MemLocationType.DEVICE, it will be a valid device ordinal or if it returns
+      MemLocationType.HOST_NUMA, it will be a valid host NUMA node ID or if it returns
+      any other location type, the id should be ignored.
+    - MemRangeAttribute.LAST_PREFETCH_LOCATION_TYPE: If this attribute is specified,
+      `data` will be interpreted as a CUmemLocationType, and `data_size` must be
+      sizeof(CUmemLocationType). The result returned will be the last location to which
+      all pages in the memory range were prefetched explicitly via
+      mem_prefetch_async_v2. The CUmemLocationType returned will be
+      MemLocationType.DEVICE if the last prefetch location was a GPU or
+      MemLocationType.HOST if it was the CPU or MemLocationType.HOST_NUMA if the last
+      prefetch location was a specific host NUMA node. If any page in the memory range
+      was never explicitly prefetched or if all pages were not prefetched to the same
+      location, CUmemLocationType will be MemLocationType.INVALID. Note that this simply
+      returns the last location type that the application requested to prefetch the
+      memory range to. It gives no indication as to whether the prefetch operation to
+      that location has completed or even begun.
+    - MemRangeAttribute.LAST_PREFETCH_LOCATION_ID: If this attribute is specified,
+      `data` will be interpreted as a 32-bit integer, and `data_size` must be 4. If the
+      MemRangeAttribute.LAST_PREFETCH_LOCATION_TYPE query for the same address range
+      returns MemLocationType.DEVICE, it will be a valid device ordinal or if it returns
+      MemLocationType.HOST_NUMA, it will be a valid host NUMA node ID or if it returns
+      any other location type, the id should be ignored.
+
+    Parameters
+    ----------
+    data_size : int
+        Array containing the size of data
+    attribute : int
+        The attribute to query
+    dev_ptr : int
+        Start of the range to query
+    count : int
+        Size of the range to query
+
+    Returns
+    -------
+    data : memoryview
+        A pointers to a memory location where the result of each attribute query will be
+        written to.
+
+    Raises
+    ------
+    DriverError
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
+
+        ERROR_INVALID_VALUE, ERROR_INVALID_DEVICE
+
+    See Also
+    --------
+    mem_range_get_attributes, mem_prefetch_async_v2, mem_advise_v2,
+    cudaMemRangeGetAttribute
+    """
+    cdef cydriver.CUresult _status
+    cdef _AttrValue _v_data = _attr_storage(_attr_kind(_V2_ATTR_CUmem_range_attribute, attribute, 'memory range'), data_size, True)
+    with nogil:
+        _status = cydriver.cuMemRangeGetAttribute(_v_data.ptr, data_size, <cydriver.CUmem_range_attribute>attribute, <cydriver.CUdeviceptr>dev_ptr, count)
+    if _status != 0:
+        _raise(_status)
+    return _attr_result(_v_data)
+
+
+cpdef mem_range_get_attributes(data_sizes, attributes, uint64_t dev_ptr, size_t count):
+    """Query attributes of a given memory range.
+
+    Query attributes of the memory range starting at `dev_ptr` with a size of `count`
+    bytes. The memory range must refer to managed memory allocated via mem_alloc_managed
+    or declared via __managed__ variables. The `attributes` array will be interpreted to
+    have `num_attributes` entries. The `data_sizes` array will also be interpreted to
+    have `num_attributes` entries. The results of the query will be stored in `data`.
+
+    The list of supported attributes are given below. Please refer to
+    mem_range_get_attribute for attribute descriptions and restrictions.
+
+    - MemRangeAttribute.READ_MOSTLY
+    - MemRangeAttribute.PREFERRED_LOCATION
+    - MemRangeAttribute.ACCESSED_BY
+    - MemRangeAttribute.LAST_PREFETCH_LOCATION
+    - MemRangeAttribute.PREFERRED_LOCATION_TYPE
+    - MemRangeAttribute.PREFERRED_LOCATION_ID
+    - MemRangeAttribute.LAST_PREFETCH_LOCATION_TYPE
+    - MemRangeAttribute.LAST_PREFETCH_LOCATION_ID
+
+    Parameters
+    ----------
+    data_sizes : Sequence[int] | Buffer | int | None
+        Array containing the sizes of each result
+    attributes : Sequence[int] | Buffer | int | None
+        An array of attributes to query (numAttributes and the number of attributes in
+        this array should match)
+    dev_ptr : int
+        Start of the range to query
+    count : int
+        Size of the range to query
+
+    Returns
+    -------
+    memoryview
+
+    Raises
+    ------
+    DriverError
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
+
+        ERROR_DEINITIALIZED, ERROR_INVALID_CONTEXT, ERROR_INVALID_VALUE,
+        ERROR_INVALID_DEVICE
+
+    See Also
+    --------
+    mem_range_get_attribute, mem_advise_v2, mem_prefetch_async_v2,
+    cudaMemRangeGetAttributes
+    """
+    cdef cydriver.CUresult _status
+    cdef _AttrList _v_data = _attr_list(_V2_ATTR_CUmem_range_attribute, 'memory range', attributes, data_sizes, True, 'data_sizes and attributes')
+    if _v_data.n == 0:
+        return []
+    with nogil:
+        _status = cydriver.cuMemRangeGetAttributes(_v_data.ptrs, _v_data.sizes, <cydriver.CUmem_range_attribute*>_v_data.attrs, <size_t>_v_data.n, <cydriver.CUdeviceptr>dev_ptr, count)
+    if _status != 0:
+        _raise(_status)
+    return _attr_results(_v_data)
+
+
+cpdef pointer_set_attribute(value, int attribute, uint64_t ptr):
+    """Set attributes on a previously allocated memory region.
+
+    The supported attributes are:
+
+    - PointerAttribute.SYNC_MEMOPS:
+
+    A boolean attribute that can either be set (1) or unset (0). When set, the region of
+    memory that `ptr` points to is guaranteed to always synchronize memory operations
+    that are synchronous. If there are some previously initiated synchronous memory
+    operations that are pending when this attribute is set, the function does not return
+    until those memory operations are complete. See further documentation in the section
+    titled "API synchronization behavior" to learn more about cases when synchronous
+    memory operations can exhibit asynchronous behavior. `value` will be considered as a
+    pointer to an unsigned integer to which this attribute is to be set.
+
+    Parameters
+    ----------
+    value : Any
+        Pointer to memory containing the value to be set
+    attribute : int
+        Pointer attribute to set
+    ptr : int
+        Pointer to a memory region allocated using CUDA memory allocation APIs
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    DriverError
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
+
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT,
+        ERROR_INVALID_VALUE, ERROR_INVALID_DEVICE
+
+    See Also
+    --------
+    pointer_get_attribute, pointer_get_attributes, mem_alloc_v2, mem_free_v2,
+    mem_alloc_host_v2, mem_free_host, mem_host_alloc, mem_host_register_v2,
+    mem_host_unregister
+    """
+    cdef cydriver.CUresult _status
+    cdef void* _c_value = _buffer_address(value, False)
+    if <uintptr_t>_c_value - 1 < 4095:
+        _first_page_value(<intptr_t>_c_value, 'value')
+    with nogil:
+        _status = cydriver.cuPointerSetAttribute(<const void*>_c_value, <cydriver.CUpointer_attribute>attribute, <cydriver.CUdeviceptr>ptr)
+    if _status != 0:
+        _raise(_status)
+
+
+cpdef pointer_get_attributes(attributes, uint64_t ptr):
+    """Returns information about a pointer.
+
+    The supported attributes are (refer to pointer_get_attribute for attribute
+    descriptions and restrictions):
+
+    - PointerAttribute.CONTEXT
+    - PointerAttribute.MEMORY_TYPE
+    - PointerAttribute.DEVICE_POINTER
+    - PointerAttribute.HOST_POINTER
+    - PointerAttribute.SYNC_MEMOPS
+    - PointerAttribute.BUFFER_ID
+    - PointerAttribute.IS_MANAGED
+    - PointerAttribute.DEVICE_ORDINAL
+    - PointerAttribute.RANGE_START_ADDR
+    - PointerAttribute.RANGE_SIZE
+    - PointerAttribute.MAPPED
+    - PointerAttribute.IS_LEGACY_CUDA_IPC_CAPABLE
+    - PointerAttribute.ALLOWED_HANDLE_TYPES
+    - PointerAttribute.MEMPOOL_HANDLE
+    - PointerAttribute.IS_HW_DECOMPRESS_CAPABLE
+
+    Unlike pointer_get_attribute, this function will not return an error when the `ptr`
+    encountered is not a valid CUDA pointer. Instead, the attributes are assigned
+    default NULL values and CUDA_SUCCESS is returned.
+
+    If `ptr` was not allocated by, mapped by, or registered with a CUcontext which uses
+    UVA (Unified Virtual Addressing), ERROR_INVALID_CONTEXT is returned.
+
+    Parameters
+    ----------
+    attributes : Sequence[int] | Buffer | int | None
+        An array of attributes to query (numAttributes and the number of attributes in
+        this array should match)
+    ptr : int
+        Pointer to query
+
+    Returns
+    -------
+    memoryview
+
+    Raises
+    ------
+    DriverError
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
+
+        ERROR_DEINITIALIZED, ERROR_INVALID_CONTEXT, ERROR_INVALID_VALUE,
+        ERROR_INVALID_DEVICE
+
+    See Also
+    --------
+    pointer_get_attribute, pointer_set_attribute, cudaPointerGetAttributes
+    """
+    cdef cydriver.CUresult _status
+    cdef _AttrList _v_data = _attr_list(_V2_ATTR_CUpointer_attribute, 'pointer', attributes, None, False, '')
+    if _v_data.n == 0:
+        return []
+    with nogil:
+        _status = cydriver.cuPointerGetAttributes(<unsigned int>_v_data.n, <cydriver.CUpointer_attribute*>_v_data.attrs, _v_data.ptrs, <cydriver.CUdeviceptr>ptr)
+    if _status != 0:
+        _raise(_status)
+    return _attr_results(_v_data)
 
 
 cpdef intptr_t stream_create(unsigned int flags) except? 0:
@@ -18345,6 +18964,99 @@ cpdef device_graph_mem_trim(int device):
         _raise(_status)
 
 
+cpdef unsigned long long device_get_graph_mem_attribute(int device, int attr) except? 0:
+    """Query asynchronous allocation attributes related to graphs.
+
+    Valid attributes are:
+
+    - GraphMemAttribute.USED_MEM_CURRENT: Amount of memory, in bytes, currently
+      associated with graphs
+    - GraphMemAttribute.USED_MEM_HIGH: High watermark of memory, in bytes, associated
+      with graphs since the last time it was reset. High watermark can only be reset to
+      zero.
+    - GraphMemAttribute.RESERVED_MEM_CURRENT: Amount of memory, in bytes, currently
+      allocated for use by the CUDA graphs asynchronous allocator.
+    - GraphMemAttribute.RESERVED_MEM_HIGH: High watermark of memory, in bytes, currently
+      allocated for use by the CUDA graphs asynchronous allocator.
+
+    Parameters
+    ----------
+    device : int
+        Specifies the scope of the query
+    attr : int
+        attribute to get
+
+    Returns
+    -------
+    value : int
+        retrieved value
+
+    Raises
+    ------
+    DriverError
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
+
+        ERROR_INVALID_DEVICE
+
+    See Also
+    --------
+    device_set_graph_mem_attribute, graph_add_mem_alloc_node, graph_add_mem_free_node
+    """
+    cdef cydriver.CUresult _status
+    cdef _AttrValue _v_value = _attr_storage(_attr_kind(_V2_ATTR_CUgraphMem_attribute, attr, 'graph memory'), 0, False)
+    with nogil:
+        _status = cydriver.cuDeviceGetGraphMemAttribute(<cydriver.CUdevice>device, <cydriver.CUgraphMem_attribute>attr, _v_value.ptr)
+    if _status != 0:
+        _raise(_status)
+    return (<uint64_t*>_v_value.ptr)[0]
+
+
+cpdef device_set_graph_mem_attribute(int device, int attr, intptr_t value):
+    """Set asynchronous allocation attributes related to graphs.
+
+    Valid attributes are:
+
+    - GraphMemAttribute.USED_MEM_HIGH: High watermark of memory, in bytes, associated
+      with graphs since the last time it was reset. High watermark can only be reset to
+      zero.
+    - GraphMemAttribute.RESERVED_MEM_HIGH: High watermark of memory, in bytes, currently
+      allocated for use by the CUDA graphs asynchronous allocator.
+
+    Parameters
+    ----------
+    device : int
+        Specifies the scope of the query
+    attr : int
+        attribute to get
+    value : int
+        pointer to value to set
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    DriverError
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
+
+        ERROR_INVALID_DEVICE
+
+    See Also
+    --------
+    device_get_graph_mem_attribute, graph_add_mem_alloc_node, graph_add_mem_free_node
+    """
+    cdef cydriver.CUresult _status
+    if <uintptr_t>value - 1 < 4095:
+        _first_page_value(value, 'value')
+    with nogil:
+        _status = cydriver.cuDeviceSetGraphMemAttribute(<cydriver.CUdevice>device, <cydriver.CUgraphMem_attribute>attr, <void*>value)
+    if _status != 0:
+        _raise(_status)
+
+
 cpdef intptr_t graph_clone(intptr_t original_graph) except? 0:
     """Clones a graph.
 
@@ -24307,6 +25019,360 @@ cpdef tuple get_proc_address_v2(symbol, int cuda_version, uint64_t flags):
     if _status != 0:
         _raise(_status)
     return (<intptr_t>_o_pfn, <int>_o_symbol_status)
+
+
+cpdef coredump_get_attribute(int attrib):
+    """Allows caller to fetch a coredump attribute value for the current context.
+
+    Returns in `value` the requested value specified by `attrib`. It is up to the caller
+    to ensure that the data type and size of `value` matches the request.
+
+    If the caller calls this function with `value` equal to NULL, the size of the memory
+    region (in bytes) expected for `attrib` will be placed in `size`.
+
+    The supported attributes are:
+
+    - CoredumpSettings.ENABLE_ON_EXCEPTION: Bool where true means that GPU exceptions
+      from this context will create a coredump at the location specified by
+      CoredumpSettings.FILE. The default value is false unless set to true globally or
+      locally, or the CU_CTX_USER_COREDUMP_ENABLE flag was set during context creation.
+    - CoredumpSettings.TRIGGER_HOST: Bool where true means that the host CPU will also
+      create a coredump. The default value is true unless set to false globally or or
+      locally. This value is deprecated as of CUDA 12.5 - raise the
+      CoredumpGenerationFlags.SKIP_ABORT flag to disable host device abort() if needed.
+    - CoredumpSettings.LIGHTWEIGHT: Bool where true means that any resulting coredumps
+      will not have a dump of GPU memory or non-reloc ELF images. The default value is
+      false unless set to true globally or locally. This attribute is deprecated as of
+      CUDA 12.5, please use CoredumpSettings.GENERATION_FLAGS instead.
+    - CoredumpSettings.ENABLE_USER_TRIGGER: Bool where true means that a coredump can be
+      created by writing to the system pipe specified by CoredumpSettings.PIPE. The
+      default value is false unless set to true globally or locally.
+    - CoredumpSettings.FILE: String of up to 1023 characters that defines the location
+      where any coredumps generated by this context will be written. The default value
+      is core.cuda.HOSTNAME.PID where HOSTNAME is the host name of the machine running
+      the CUDA applications and PID is the process ID of the CUDA application.
+    - CoredumpSettings.PIPE: String of up to 1023 characters that defines the name of
+      the pipe that will be monitored if user-triggered coredumps are enabled. The
+      default value is corepipe.cuda.HOSTNAME.PID where HOSTNAME is the host name of the
+      machine running the CUDA application and PID is the process ID of the CUDA
+      application.
+    - CoredumpSettings.GENERATION_FLAGS: An integer with values to allow granular
+      control the data contained in a coredump specified as a bitwise OR combination of
+      the following values: + CoredumpGenerationFlags.DEFAULT_FLAGS - if set by itself,
+      coredump generation returns to its default settings of including all memory
+      regions that it is able to access +
+      CoredumpGenerationFlags.SKIP_NONRELOCATED_ELF_IMAGES - Coredump will not include
+      the data from CUDA source modules that are not relocated at runtime. +
+      CoredumpGenerationFlags.SKIP_GLOBAL_MEMORY - Coredump will not include device-side
+      global data that does not belong to any context. +
+      CoredumpGenerationFlags.SKIP_SHARED_MEMORY - Coredump will not include grid-scale
+      shared memory for the warp that the dumped kernel belonged to. +
+      CoredumpGenerationFlags.SKIP_LOCAL_MEMORY - Coredump will not include local memory
+      from the kernel. + CoredumpGenerationFlags.LIGHTWEIGHT_FLAGS - Enables all of the
+      above options. Equiavlent to setting the CoredumpSettings.LIGHTWEIGHT attribute to
+      true. + CoredumpGenerationFlags.SKIP_ABORT - If set, GPU exceptions will not raise
+      an abort() in the host CPU process. Same functional goal as
+      CoredumpSettings.TRIGGER_HOST but better reflects the default behavior.
+
+    Parameters
+    ----------
+    attrib : int
+        The enum defining which value to fetch.
+
+    Returns
+    -------
+    memoryview
+
+    Raises
+    ------
+    DriverError
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
+
+        ERROR_INVALID_VALUE, ERROR_NOT_PERMITTED, ERROR_DEINITIALIZED,
+        ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT, ERROR_CONTEXT_IS_DESTROYED
+
+    See Also
+    --------
+    coredump_get_attribute_global, coredump_set_attribute, coredump_set_attribute_global
+    """
+    cdef cydriver.CUresult _status
+    cdef _AttrValue _v_value = _attr_storage(_attr_kind(_V2_ATTR_CUcoredumpSettings, attrib, 'coredump'), 0, False)
+    with nogil:
+        _status = cydriver.cuCoredumpGetAttribute(<cydriver.CUcoredumpSettings>attrib, _v_value.ptr, &_v_value.size)
+    if _status != 0:
+        _raise(_status)
+    return _attr_result(_v_value)
+
+
+cpdef coredump_get_attribute_global(int attrib):
+    """Allows caller to fetch a coredump attribute value for the entire application.
+
+    Returns in `value` the requested value specified by `attrib`. It is up to the caller
+    to ensure that the data type and size of `value` matches the request.
+
+    If the caller calls this function with `value` equal to NULL, the size of the memory
+    region (in bytes) expected for `attrib` will be placed in `size`.
+
+    The supported attributes are:
+
+    - CoredumpSettings.ENABLE_ON_EXCEPTION: Bool where true means that GPU exceptions
+      from this context will create a coredump at the location specified by
+      CoredumpSettings.FILE. The default value is false.
+    - CoredumpSettings.TRIGGER_HOST: Bool where true means that the host CPU will also
+      create a coredump. The default value is true unless set to false globally or or
+      locally. This value is deprecated as of CUDA 12.5 - raise the
+      CoredumpGenerationFlags.SKIP_ABORT flag to disable host device abort() if needed.
+    - CoredumpSettings.LIGHTWEIGHT: Bool where true means that any resulting coredumps
+      will not have a dump of GPU memory or non-reloc ELF images. The default value is
+      false. This attribute is deprecated as of CUDA 12.5, please use
+      CoredumpSettings.GENERATION_FLAGS instead.
+    - CoredumpSettings.ENABLE_USER_TRIGGER: Bool where true means that a coredump can be
+      created by writing to the system pipe specified by CoredumpSettings.PIPE. The
+      default value is false.
+    - CoredumpSettings.FILE: String of up to 1023 characters that defines the location
+      where any coredumps generated by this context will be written. The default value
+      is core.cuda.HOSTNAME.PID where HOSTNAME is the host name of the machine running
+      the CUDA applications and PID is the process ID of the CUDA application.
+    - CoredumpSettings.PIPE: String of up to 1023 characters that defines the name of
+      the pipe that will be monitored if user-triggered coredumps are enabled. The
+      default value is corepipe.cuda.HOSTNAME.PID where HOSTNAME is the host name of the
+      machine running the CUDA application and PID is the process ID of the CUDA
+      application.
+    - CoredumpSettings.GENERATION_FLAGS: An integer with values to allow granular
+      control the data contained in a coredump specified as a bitwise OR combination of
+      the following values: + CoredumpGenerationFlags.DEFAULT_FLAGS - if set by itself,
+      coredump generation returns to its default settings of including all memory
+      regions that it is able to access +
+      CoredumpGenerationFlags.SKIP_NONRELOCATED_ELF_IMAGES - Coredump will not include
+      the data from CUDA source modules that are not relocated at runtime. +
+      CoredumpGenerationFlags.SKIP_GLOBAL_MEMORY - Coredump will not include device-side
+      global data that does not belong to any context. +
+      CoredumpGenerationFlags.SKIP_SHARED_MEMORY - Coredump will not include grid-scale
+      shared memory for the warp that the dumped kernel belonged to. +
+      CoredumpGenerationFlags.SKIP_LOCAL_MEMORY - Coredump will not include local memory
+      from the kernel. + CoredumpGenerationFlags.LIGHTWEIGHT_FLAGS - Enables all of the
+      above options. Equiavlent to setting the CoredumpSettings.LIGHTWEIGHT attribute to
+      true. + CoredumpGenerationFlags.SKIP_ABORT - If set, GPU exceptions will not raise
+      an abort() in the host CPU process. Same functional goal as
+      CoredumpSettings.TRIGGER_HOST but better reflects the default behavior.
+
+    Parameters
+    ----------
+    attrib : int
+        The enum defining which value to fetch.
+
+    Returns
+    -------
+    memoryview
+
+    Raises
+    ------
+    DriverError
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
+
+        ERROR_INVALID_VALUE
+
+    See Also
+    --------
+    coredump_get_attribute, coredump_set_attribute, coredump_set_attribute_global
+    """
+    cdef cydriver.CUresult _status
+    cdef _AttrValue _v_value = _attr_storage(_attr_kind(_V2_ATTR_CUcoredumpSettings, attrib, 'coredump'), 0, False)
+    with nogil:
+        _status = cydriver.cuCoredumpGetAttributeGlobal(<cydriver.CUcoredumpSettings>attrib, _v_value.ptr, &_v_value.size)
+    if _status != 0:
+        _raise(_status)
+    return _attr_result(_v_value)
+
+
+cpdef coredump_set_attribute(int attrib, value):
+    """Allows caller to set a coredump attribute value for the current context.
+
+    This function should be considered an alternate interface to the CUDA-GDB
+    environment variables defined in this document:
+    https://docs.nvidia.com/cuda/cuda-gdb/index.html#gpu-coredump
+
+    An important design decision to note is that any coredump environment variable
+    values set before CUDA initializes will take permanent precedence over any values
+    set with this function. This decision was made to ensure no change in behavior for
+    any users that may be currently using these variables to get coredumps.
+
+    `value` shall contain the requested value specified by set. It is up to the caller
+    to ensure that the data type and size of `value` matches the request.
+
+    If the caller calls this function with `value` equal to NULL, the size of the memory
+    region (in bytes) expected for set will be placed in `size`.
+
+    /note This function will return ERROR_NOT_SUPPORTED if the caller attempts to set
+    CoredumpSettings.ENABLE_ON_EXCEPTION on a GPU of with Compute Capability < 6.0.
+    coredump_set_attribute_global works on those platforms as an alternative.
+
+    /note CoredumpSettings.ENABLE_USER_TRIGGER and CoredumpSettings.PIPE cannot be set
+    on a per-context basis.
+
+    The supported attributes are:
+
+    - CoredumpSettings.ENABLE_ON_EXCEPTION: Bool where true means that GPU exceptions
+      from this context will create a coredump at the location specified by
+      CoredumpSettings.FILE. The default value is false.
+    - CoredumpSettings.TRIGGER_HOST: Bool where true means that the host CPU will also
+      create a coredump. The default value is true unless set to false globally or or
+      locally. This value is deprecated as of CUDA 12.5 - raise the
+      CoredumpGenerationFlags.SKIP_ABORT flag to disable host device abort() if needed.
+    - CoredumpSettings.LIGHTWEIGHT: Bool where true means that any resulting coredumps
+      will not have a dump of GPU memory or non-reloc ELF images. The default value is
+      false. This attribute is deprecated as of CUDA 12.5, please use
+      CoredumpSettings.GENERATION_FLAGS instead.
+    - CoredumpSettings.FILE: String of up to 1023 characters that defines the location
+      where any coredumps generated by this context will be written. The default value
+      is core.cuda.HOSTNAME.PID where HOSTNAME is the host name of the machine running
+      the CUDA applications and PID is the process ID of the CUDA application.
+    - CoredumpSettings.GENERATION_FLAGS: An integer with values to allow granular
+      control the data contained in a coredump specified as a bitwise OR combination of
+      the following values: + CoredumpGenerationFlags.DEFAULT_FLAGS - if set by itself,
+      coredump generation returns to its default settings of including all memory
+      regions that it is able to access +
+      CoredumpGenerationFlags.SKIP_NONRELOCATED_ELF_IMAGES - Coredump will not include
+      the data from CUDA source modules that are not relocated at runtime. +
+      CoredumpGenerationFlags.SKIP_GLOBAL_MEMORY - Coredump will not include device-side
+      global data that does not belong to any context. +
+      CoredumpGenerationFlags.SKIP_SHARED_MEMORY - Coredump will not include grid-scale
+      shared memory for the warp that the dumped kernel belonged to. +
+      CoredumpGenerationFlags.SKIP_LOCAL_MEMORY - Coredump will not include local memory
+      from the kernel. + CoredumpGenerationFlags.LIGHTWEIGHT_FLAGS - Enables all of the
+      above options. Equiavlent to setting the CoredumpSettings.LIGHTWEIGHT attribute to
+      true. + CoredumpGenerationFlags.SKIP_ABORT - If set, GPU exceptions will not raise
+      an abort() in the host CPU process. Same functional goal as
+      CoredumpSettings.TRIGGER_HOST but better reflects the default behavior.
+
+    Parameters
+    ----------
+    attrib : int
+        The enum defining which value to set.
+    value : Any
+        void* containing the requested data.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    DriverError
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
+
+        ERROR_INVALID_VALUE, ERROR_NOT_PERMITTED, ERROR_DEINITIALIZED,
+        ERROR_NOT_INITIALIZED, ERROR_INVALID_CONTEXT, ERROR_CONTEXT_IS_DESTROYED,
+        ERROR_NOT_SUPPORTED
+
+    See Also
+    --------
+    coredump_get_attribute_global, coredump_get_attribute, coredump_set_attribute_global
+    """
+    cdef cydriver.CUresult _status
+    cdef _AttrValue _v_value = _attr_storage(_attr_kind(_V2_ATTR_CUcoredumpSettings, attrib, 'coredump'), 0, False)
+    _attr_set(_v_value, value)
+    with nogil:
+        _status = cydriver.cuCoredumpSetAttribute(<cydriver.CUcoredumpSettings>attrib, _v_value.ptr, &_v_value.size)
+    if _status != 0:
+        _raise(_status)
+
+
+cpdef coredump_set_attribute_global(int attrib, value):
+    """Allows caller to set a coredump attribute value globally.
+
+    This function should be considered an alternate interface to the CUDA-GDB
+    environment variables defined in this document:
+    https://docs.nvidia.com/cuda/cuda-gdb/index.html#gpu-coredump
+
+    An important design decision to note is that any coredump environment variable
+    values set before CUDA initializes will take permanent precedence over any values
+    set with this function. This decision was made to ensure no change in behavior for
+    any users that may be currently using these variables to get coredumps.
+
+    `value` shall contain the requested value specified by set. It is up to the caller
+    to ensure that the data type and size of `value` matches the request.
+
+    If the caller calls this function with `value` equal to NULL, the size of the memory
+    region (in bytes) expected for set will be placed in `size`.
+
+    The supported attributes are:
+
+    - CoredumpSettings.ENABLE_ON_EXCEPTION: Bool where true means that GPU exceptions
+      from this context will create a coredump at the location specified by
+      CoredumpSettings.FILE. The default value is false.
+    - CoredumpSettings.TRIGGER_HOST: Bool where true means that the host CPU will also
+      create a coredump. The default value is true unless set to false globally or or
+      locally. This value is deprecated as of CUDA 12.5 - raise the
+      CoredumpGenerationFlags.SKIP_ABORT flag to disable host device abort() if needed.
+    - CoredumpSettings.LIGHTWEIGHT: Bool where true means that any resulting coredumps
+      will not have a dump of GPU memory or non-reloc ELF images. The default value is
+      false. This attribute is deprecated as of CUDA 12.5, please use
+      CoredumpSettings.GENERATION_FLAGS instead.
+    - CoredumpSettings.ENABLE_USER_TRIGGER: Bool where true means that a coredump can be
+      created by writing to the system pipe specified by CoredumpSettings.PIPE. The
+      default value is false.
+    - CoredumpSettings.FILE: String of up to 1023 characters that defines the location
+      where any coredumps generated by this context will be written. The default value
+      is core.cuda.HOSTNAME.PID where HOSTNAME is the host name of the machine running
+      the CUDA applications and PID is the process ID of the CUDA application.
+    - CoredumpSettings.PIPE: String of up to 1023 characters that defines the name of
+      the pipe that will be monitored if user-triggered coredumps are enabled. This
+      value may not be changed after CoredumpSettings.ENABLE_USER_TRIGGER is set to
+      true. The default value is corepipe.cuda.HOSTNAME.PID where HOSTNAME is the host
+      name of the machine running the CUDA application and PID is the process ID of the
+      CUDA application.
+    - CoredumpSettings.GENERATION_FLAGS: An integer with values to allow granular
+      control the data contained in a coredump specified as a bitwise OR combination of
+      the following values: + CoredumpGenerationFlags.DEFAULT_FLAGS - if set by itself,
+      coredump generation returns to its default settings of including all memory
+      regions that it is able to access +
+      CoredumpGenerationFlags.SKIP_NONRELOCATED_ELF_IMAGES - Coredump will not include
+      the data from CUDA source modules that are not relocated at runtime. +
+      CoredumpGenerationFlags.SKIP_GLOBAL_MEMORY - Coredump will not include device-side
+      global data that does not belong to any context. +
+      CoredumpGenerationFlags.SKIP_SHARED_MEMORY - Coredump will not include grid-scale
+      shared memory for the warp that the dumped kernel belonged to. +
+      CoredumpGenerationFlags.SKIP_LOCAL_MEMORY - Coredump will not include local memory
+      from the kernel. + CoredumpGenerationFlags.LIGHTWEIGHT_FLAGS - Enables all of the
+      above options. Equiavlent to setting the CoredumpSettings.LIGHTWEIGHT attribute to
+      true. + CoredumpGenerationFlags.SKIP_ABORT - If set, GPU exceptions will not raise
+      an abort() in the host CPU process. Same functional goal as
+      CoredumpSettings.TRIGGER_HOST but better reflects the default behavior.
+
+    Parameters
+    ----------
+    attrib : int
+        The enum defining which value to set.
+    value : Any
+        void* containing the requested data.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    DriverError
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
+
+        ERROR_INVALID_VALUE, ERROR_NOT_PERMITTED
+
+    See Also
+    --------
+    coredump_get_attribute, coredump_get_attribute_global, coredump_set_attribute
+    """
+    cdef cydriver.CUresult _status
+    cdef _AttrValue _v_value = _attr_storage(_attr_kind(_V2_ATTR_CUcoredumpSettings, attrib, 'coredump'), 0, False)
+    _attr_set(_v_value, value)
+    with nogil:
+        _status = cydriver.cuCoredumpSetAttributeGlobal(<cydriver.CUcoredumpSettings>attrib, _v_value.ptr, &_v_value.size)
+    if _status != 0:
+        _raise(_status)
 
 
 cpdef intptr_t get_export_table(p_export_table_id) except? 0:

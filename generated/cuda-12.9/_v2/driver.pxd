@@ -181,6 +181,8 @@ cpdef uint64_t mem_retain_allocation_handle(intptr_t addr) except? 0
 cpdef mem_free_async(uint64_t dptr, intptr_t h_stream)
 cpdef uint64_t mem_alloc_async(size_t bytesize, intptr_t h_stream) except? 0
 cpdef mem_pool_trim_to(intptr_t pool, size_t min_bytes_to_keep)
+cpdef mem_pool_set_attribute(intptr_t pool, int attr, intptr_t value)
+cpdef mem_pool_get_attribute(intptr_t pool, int attr)
 cpdef mem_pool_set_access(intptr_t pool, map, size_t count)
 cpdef int mem_pool_get_access(intptr_t mem_pool, location) except? -1
 cpdef intptr_t mem_pool_create(pool_props) except? 0
@@ -195,10 +197,15 @@ cpdef multicast_bind_mem(uint64_t mc_handle, size_t mc_offset, uint64_t mem_hand
 cpdef multicast_bind_addr(uint64_t mc_handle, size_t mc_offset, uint64_t memptr, size_t size, unsigned long long flags)
 cpdef multicast_unbind(uint64_t mc_handle, int dev, size_t mc_offset, size_t size)
 cpdef size_t multicast_get_granularity(prop, int option) except? 0
+cpdef pointer_get_attribute(int attribute, uint64_t ptr)
 cpdef mem_prefetch_async(uint64_t dev_ptr, size_t count, int dst_device, intptr_t h_stream)
 cpdef mem_prefetch_async_v2(uint64_t dev_ptr, size_t count, location, unsigned int flags, intptr_t h_stream)
 cpdef mem_advise(uint64_t dev_ptr, size_t count, int advice, int device)
 cpdef mem_advise_v2(uint64_t dev_ptr, size_t count, int advice, location)
+cpdef mem_range_get_attribute(size_t data_size, int attribute, uint64_t dev_ptr, size_t count)
+cpdef mem_range_get_attributes(data_sizes, attributes, uint64_t dev_ptr, size_t count)
+cpdef pointer_set_attribute(value, int attribute, uint64_t ptr)
+cpdef pointer_get_attributes(attributes, uint64_t ptr)
 cpdef intptr_t stream_create(unsigned int flags) except? 0
 cpdef intptr_t stream_create_with_priority(unsigned int flags, int priority) except? 0
 cpdef int stream_get_priority(intptr_t h_stream) except? -1
@@ -307,6 +314,8 @@ cpdef graph_mem_alloc_node_get_params(intptr_t h_node)
 cpdef intptr_t graph_add_mem_free_node(intptr_t h_graph, dependencies, size_t num_dependencies, uint64_t dptr) except? 0
 cpdef uint64_t graph_mem_free_node_get_params(intptr_t h_node) except? 0
 cpdef device_graph_mem_trim(int device)
+cpdef unsigned long long device_get_graph_mem_attribute(int device, int attr) except? 0
+cpdef device_set_graph_mem_attribute(int device, int attr, intptr_t value)
 cpdef intptr_t graph_clone(intptr_t original_graph) except? 0
 cpdef intptr_t graph_node_find_in_clone(intptr_t h_original_node, intptr_t h_cloned_graph) except? 0
 cpdef int graph_node_get_type(intptr_t h_node) except? -1
@@ -416,6 +425,10 @@ cpdef graphics_resource_set_map_flags_v2(intptr_t resource, unsigned int flags)
 cpdef graphics_map_resources(unsigned int count, resources, intptr_t h_stream)
 cpdef graphics_unmap_resources(unsigned int count, resources, intptr_t h_stream)
 cpdef tuple get_proc_address_v2(symbol, int cuda_version, uint64_t flags)
+cpdef coredump_get_attribute(int attrib)
+cpdef coredump_get_attribute_global(int attrib)
+cpdef coredump_set_attribute(int attrib, value)
+cpdef coredump_set_attribute_global(int attrib, value)
 cpdef intptr_t get_export_table(p_export_table_id) except? 0
 cpdef intptr_t green_ctx_create(intptr_t desc, int dev, unsigned int flags) except? 0
 cpdef green_ctx_destroy(intptr_t h_ctx)
