@@ -24633,17 +24633,18 @@ def cuTexRefGetBorderColor(hTexRef):
     cuTexRefSetAddressMode, cuTexRefSetBorderColor
     """
     cdef cydriver.CUresult err
-    cdef float c_pBorderColor = <float>0
+    cdef float c_pBorderColor_all[4]
+    c_pBorderColor_all[0] = <float>0
     cdef void* c_hTexRef
     try:
         _hptr(hTexRef, &c_hTexRef)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuTexRefGetBorderColor', ('hTexRef',), 0) from None
     with nogil:
-        err = cydriver.cuTexRefGetBorderColor(&c_pBorderColor, <cydriver.CUtexref>c_hTexRef)
+        err = cydriver.cuTexRefGetBorderColor(c_pBorderColor_all, <cydriver.CUtexref>c_hTexRef)
     if err != 0:
         return (_st(err), None,)
-    return (_ok(), c_pBorderColor,)
+    return (_ok(), c_pBorderColor_all[0],)
 
 def cuTexRefGetFlags(hTexRef):
     """Gets the flags used by a texture reference.
