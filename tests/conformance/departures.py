@@ -369,15 +369,8 @@ V2_MISSING = {
     "link_complete": "an image the linker keeps",
     "logs_dump_to_file": "a log iterator in and out",
     "logs_dump_to_memory": "a log iterator in and out, a buffer and its size in and out",
-    "mem_export_to_shareable_handle": "an OS handle or a fabric handle, by type",
-    "mem_pool_export_to_shareable_handle": "an OS handle or a fabric handle, by type",
-    "dev_sm_resource_split": "an array of nbGroups resources out, and their group parameters",
-    "device_get_host_atomic_capabilities": "an array of capabilities per operation",
-    "device_get_p2p_atomic_capabilities": "an array of capabilities per operation",
-    "device_get_nv_sci_sync_attributes": "an NvSciSync attribute list",
     "tex_ref_get_border_color": "four floats out",
     "gl_get_devices_v2": "an array of devices and its count out",
-    "memcpy_batch_async": "arrays of pointers, sizes and attributes",
 }
 DEPARTURES += [(f"v2_driver.name.{name}", None, "13.5", "missing-in-ours",
                 f"_v2.driver.{name}: not made yet ({why}; docs/v2.md)") for name, why in V2_MISSING.items()]
