@@ -40,7 +40,17 @@ def emit(model):
 
 
 def _sigs(model):
-    return [s for s in (_Sig(model, fn) for fn in model.functions if _in_v2(fn)) if s.ok]
+    sigs = [s for s in (_Sig(model, fn) for fn in model.functions if _in_v2(fn)) if s.ok]
+    return sigs + _second_forms(model, {s.name for s in sigs})
+
+
+def _second_forms(model, made):
+    """The second functions of C functions whose arrays NVIDIA's package also takes as buffers
+    (overrides.V2_SIGNATURES "buffers": memcpy_batch_async beside memcpy_batch_async_v2); not
+    where the release has a function of that name itself (12.9's cuMemcpyBatchAsync)."""
+    forms = [(fn, ov.V2_SIGNATURES["buffers"][fn.name][0]) for fn in model.functions
+             if _in_v2(fn) and ov.V2_SIGNATURES["buffers"].get(fn.name, (None,))[0] not in (None, *made)]
+    return [s for s in (_Sig(model, fn, name) for fn, name in forms) if s.ok]
 
 
 def report(model):
@@ -77,14 +87,18 @@ class _Sig:
     parameter or output is of a kind this module does not take yet (the function is then left
     out)."""
 
-    def __init__(self, model, fn):
+    def __init__(self, model, fn, buffer_form=None):
         self.m, self.fn, self.L = model, fn, of(model)
         self.cy = f"cy{model.lib}"
-        self.name = public_function(fn, self.L)
+        self.name = buffer_form or public_function(fn, self.L)
+        # arrays taken as buffers, their counts their lengths (_buffer_arrays)
+        self.buffered = _buffer_arrays(fn) if buffer_form or ov.V2_SIGNATURES["buffers"].get(fn.name, ("",))[0] is None else {}
+        self.doc_types = {}     # {parameter or output: its type in the docstring}, where the header's is not it
         self.ok = fn.ret == self.L["status"] or _text_result(fn)
         self.params, self.lines, self.cargs, self.outs, self.pre = [], [], {}, [], []
         # a count the conversion of a list of strings gives (nvrtcCreateProgram's numHeaders)
         self.counted = {p.extra["count_param"]: p for p in fn.params if p.conv == "strlist" and "count_param" in p.extra}
+        self.counted.update({count: arrays[0] for count, arrays in self.buffered.items()})
         # a count the library gives and takes (size_t *numNodes): asked for first, then the arrays
         # of that length filled (cuGraphGetNodes)
         self.filled = _filled_counts(fn)
@@ -94,7 +108,7 @@ class _Sig:
             key = (fn.name, p.name)
             if p.name in self.counted or self._other_shape(p):
                 continue
-            if p.conv in ("attr", "attr_list") or p.name in self.attr_made:
+            if (p.conv in ("attr", "attr_list") or p.name in self.attr_made) and key not in ov.V2_SIGNATURES["typed_outputs"]:
                 self._attr_value(p)
                 continue
             if p.name in self.filled:
@@ -139,6 +153,8 @@ class _Sig:
     def _in(self, p):
         py, c, key = public_param(p, self.L), p.conv, (self.fn.name, p.name)
         cast = f"<{self._ctype(p)}>"
+        if self._own_in(p, py):
+            return
         if key in ov.V2_SIGNATURES["types"]:
             self.arg(ov.V2_SIGNATURES["types"][key], py)
             self.cargs[p.name] = cast + py
@@ -367,6 +383,8 @@ class _Sig:
         var = f"_o_{py}"
         self.cargs[p.name] = f"&{var}"
         t = self._ctype(p, p.ptr - 1)
+        if self._own_out(p, py, var):
+            return
         if c == "handle_ref" or (c == "value_out" and p.cls in ("handle", "inttd", "enum")):
             r = "intptr_t" if p.cls == "handle" else "int" if p.cls == "enum" else self._int_type(b)
             self.outs.append(([f"cdef {t} {var}"], f"<{r}>{var}", r))
@@ -491,6 +509,88 @@ class _Sig:
             self.arg("bytes", py)
             self.lines.append(f"cdef const char* _c_{py} = {py}")
             self.cargs[p.name] = f"_c_{py}"
+
+    # ---- the shapes of arrays and outputs NVIDIA's package makes by hand
+
+    def _own_in(self, p, py):
+        """An input of these shapes: an array taken as a buffer (_buffer_inputs, made at the
+        first), or an input also returned (V2_SIGNATURES "returned_inputs"); False otherwise."""
+        key = (self.fn.name, p.name)
+        if p.conv == "array" and p.extra.get("count_param") in self.buffered:
+            self.arg("", py)
+            self.doc_types[py] = "Buffer" + (" | None" if p.name in ov.V2_SIGNATURES["buffers"][self.fn.name][1] else "")
+            if p is next(iter(self.buffered.values()))[0]:
+                self._buffer_inputs()
+            self.cargs[p.name] = f"<{self._ctype(p)}>_v_{py}.buf"
+            return True
+        if key in ov.V2_SIGNATURES["returned_inputs"]:
+            self.arg("intptr_t", py)
+            self.cargs[p.name] = f"<{self._ctype(p)}>{py}"
+            self.outs.append(([], py, "intptr_t"))
+            return True
+        return False
+
+    def _buffer_inputs(self):
+        """The arrays taken as buffers (V2_SIGNATURES "buffers"), in NVIDIA's order: the arrays
+        that may be absent None together, then every buffer got, then each count's arrays checked
+        (their items' size, the same number), the count given to the call."""
+        L, fn = self.L, self.fn
+        optional = ov.V2_SIGNATURES["buffers"][fn.name][1]
+        o = []
+        for arrays in self.buffered.values():
+            maybe = [public_param(a, L) for a in arrays if a.name in optional]
+            if maybe:
+                o += [f"if {' or '.join(f'{n} is None' for n in maybe)}:",
+                      f"    if not ({' and '.join(f'{n} is None' for n in maybe)}):",
+                      f"        raise ValueError({_listed(maybe) + ' must both be None or both be provided'!r})"]
+        arrays = [a for group in self.buffered.values() for a in group]
+        o += [f"cdef Py_buffer _v_{public_param(a, L)}" for a in arrays]
+        o += [f"_get_items({public_param(a, L)}, &_v_{public_param(a, L)}, {a.name in optional})" for a in arrays]
+        for count, arrays in self.buffered.items():
+            c = next(q for q in fn.params if q.name == count)
+            n = f"_n_{count}"
+            o.append(f"cdef size_t {n} = 0")
+            for i, a in enumerate(arrays):
+                size, raw = (f"sizeof({self._ctype(a, 0)})", True) if a.cls == "struct" else (self._elem(a)[1], False)
+                test = f"_count_items(&_v_{public_param(a, L)}, {size}, {raw}, {public_param(a, L)!r})"
+                if i == 0:
+                    o.append(f"{n} = {test}")
+                else:
+                    msg = _listed([public_param(x, L) for x in arrays]) + " must hold the same number of items"
+                    o += [f"if {test} != {n}:", f"    raise ValueError({msg!r})"]
+            self.cargs[count] = f"<{self._ctype(c)}>{n}"
+        self.lines += o
+
+    def _own_out(self, p, py, var):
+        """An output of these shapes: an array of a buffer's length (a numpy array), one whose
+        length the caller gives (structs: a record of that many), the first item of an array
+        (V2_SIGNATURES "first_item"), a value typed by another parameter ("typed_outputs");
+        False otherwise."""
+        key, count = (self.fn.name, p.name), p.extra.get("count")
+        given = {q.name for q in self.fn.params if q.conv == "scalar" and q.role == "in"}
+        if p.conv == "array_out" and count in self.buffered and p.cls == "scalar":
+            b = bare(p.ctype)
+            dtype = {"i": "int", "u": "uint", "f": "float"}[SCALARS[b][2]] + str(8 * SCALARS[b][1])
+            self.pre += [f"cdef object {var} = _new_items(_n_{count}, {dtype!r})", f"cdef void* _p_{py} = _items_address({var})"]
+            self.cargs[p.name] = f"<{self._ctype(p)}>_p_{py}"
+            self.outs.append(([], var, "object"))
+            self.doc_types[py] = "numpy.ndarray"
+        elif key in ov.V2_SIGNATURES["first_item"]:
+            t, n = self._ctype(p, 0), public_param(next(q for q in self.fn.params if q.name == count), self.L)
+            self.pre += [f"cdef view.array _a_{py} = view.array(shape=(max({n}, 1),), itemsize=sizeof({t}), "
+                         f"format={_FORMATS[SCALARS[bare(p.ctype)][2], SCALARS[bare(p.ctype)][1]]!r})"]
+            self.cargs[p.name] = f"<{self._ctype(p)}>_a_{py}.data"
+            self.outs.append(([], f"(<{t}*>_a_{py}.data)[0]", SCALARS[bare(p.ctype)][0]))
+        elif p.conv == "array_out" and p.cls == "struct" and count in given and count not in self.counted:
+            cls = self._record_class(p)
+            if cls is None:
+                return False
+            n = public_param(next(q for q in self.fn.params if q.name == count), self.L)
+            self.pre.append(f"cdef _Record {var} = _new_record(_L.cls({cls!r}), {n})")
+            self.cargs[p.name] = f"<{self._ctype(p)}>{var}._ptr"
+            self.outs.append(([], var, "object"))
+        elif key in ov.V2_SIGNATURES["typed_outputs"]:
+            self._typed_out(p, py, var, ov.V2_SIGNATURES["typed_outputs"][key])
         else:
             return False
         return True
@@ -549,6 +649,39 @@ class _Sig:
         self.lines += [f"cdef {t}* _p_{py} = NULL", f"if {py} is not None:", f"    {var} = {py}", f"    _p_{py} = &{var}"]
         self.outs.append(([f"cdef {t} {var} = 0"], f"<{r}>{var}", r))
         self.cargs[p.name] = f"_p_{py}"
+
+    def _typed_out(self, p, py, var, refused):
+        """An output whose type the value of another parameter chooses (overrides.ATTRIBUTE_TYPES):
+        8 zeroed bytes for an int, a record for a struct; a value the table lacks is refused
+        before the call (TypeError: `refused`, then the value)."""
+        what, enum = ov.ATTRIBUTE_PARAMS[(self.fn.name, p.name)][:2]
+        by = public_param(next(q for q in self.fn.params if q.name == what), self.L)
+        e = next(x for x in self.m.enums if x.name == enum or enum in x.aliases)
+        values = dict(e.members)
+        reads, kinds, rn = [], [], self.m.resolved.records
+        decls = [f"cdef uint64_t {var} = 0", f"cdef void* _p_{py} = &{var}", f"cdef _Record _r_{py} = None"]
+        for member, ctype in ov.ATTRIBUTE_TYPES[enum].items():
+            v = int(values[member])
+            cls = rn.cls.get(ctype) or rn.cls.get(ctype + "_v1")
+            if cls in rn.slot:
+                self.lines += [f"if {by} == {v}:", f"    _r_{py} = _new_record_at(_L, {rn.slot[cls]}, {cls!r})",
+                               f"    _p_{py} = <void*>_r_{py}._ptr"]
+                reads.append((v, f"_r_{py}"))
+                kinds.append(cls)
+            elif ctype in ("int", "unsigned int", "void*"):
+                r = f"(<{ctype}*>_p_{py})[0]"
+                reads.append((v, f"<intptr_t>{r}" if ctype == "void*" else r))
+                kinds.append("int")
+            else:
+                self.ok = False
+        self.lines += [f"if not ({' or '.join(f'{by} == {v}' for v, _ in reads)}):",
+                       f"    raise TypeError(f{(refused + ': {' + by + '}')!r})"]
+        self.cargs[p.name] = f"_p_{py}"
+        self.doc_types[py] = " | ".join(dict.fromkeys(kinds))
+        expr = reads[-1][1]
+        for v, r in reversed(reads[:-1]):
+            expr = f"{r} if {by} == {v} else {expr}"
+        self.outs.append((decls, f"({expr})", "object"))
 
     # ---- the declaration and the body
 
@@ -646,6 +779,20 @@ def _attr_tables(model, sigs):
     """The module's {member: kind} table of each attribute enum its functions use."""
     used = sorted({p.extra["enum"] for s in sigs for p in s.fn.params if p.conv in ("attr", "attr_list")})
     return [f"cdef dict _V2_ATTR_{en} = {attribute_kinds(model, en)!r}" for en in used] + [""] if used else []
+
+def _buffer_arrays(fn):
+    """{count parameter: [the input arrays it counts]} of fn, in their order (the arrays taken as
+    buffers: V2_SIGNATURES "buffers")."""
+    out = {}
+    for p in fn.params:
+        if p.conv == "array" and p.role == "in" and p.extra.get("count_param"):
+            out.setdefault(p.extra["count_param"], []).append(p)
+    return out
+
+
+def _listed(names):
+    """'a and b', 'a, b, and c': the names as NVIDIA's messages list them."""
+    return " and ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + ", and " + names[-1]
 
 
 def _text_result(fn):

@@ -1552,7 +1552,25 @@ V2_SIGNATURES = {
     # function, and does not say that the call gives the length for NULL arrays (emit_v2._filled_counts)
     "count_calls": {"cuDeviceGetCliqueInfo": "cuDeviceGetCliqueCount", "cuModuleEnumerateFunctions": "cuModuleGetFunctionCount",
                     "cuLibraryEnumerateKernels": "cuLibraryGetKernelCount"},
-    # functions whose shape this generator does not make yet (an NvSciSync attribute list): left out
-    # of the module, rather than made with a signature unlike NVIDIA's (docs/v2.md lists them)
-    "not_yet": {"cuDeviceGetNvSciSyncAttributes"},
+    # functions whose shape this generator does not make yet: left out of the module, rather than
+    # made with a signature unlike NVIDIA's (docs/v2.md lists them; none at present)
+    "not_yet": set(),
+    # functions whose arrays NVIDIA's package takes as contiguous buffers of items of the C size
+    # (ValueError "<name> must hold items of N bytes", a struct array also as bytes), their counts
+    # the buffers' lengths (arrays of one count must agree; the arrays of a count that may be
+    # absent are None together), and an array the call fills of that count returned as a numpy
+    # array: function -> (the name of a second function made so, beside the one of its C name
+    # that takes addresses, or None: the function itself, the C arrays that may be None)
+    "buffers": {"cuMemcpyBatchAsync": ("memcpy_batch_async", {"attrs", "attrsIdxs"}),
+                "cuDeviceGetHostAtomicCapabilities": (None, set())},
+    # outputs whose type the value of another parameter chooses (overrides.ATTRIBUTE_TYPES): an int
+    # of the C type, or a struct object; another value is refused before the call, with NVIDIA's
+    # TypeError (its message, then the value): (function, output) -> that message
+    "typed_outputs": {("cuMemExportToShareableHandle", "shareableHandle"): "Unsupported memory handle type",
+                      ("cuMemPoolExportToShareableHandle", "handle_out"): "Unsupported memory handle type"},
+    # array outputs NVIDIA's package types as one value, the array's first item (the C API fills
+    # `count` of them: ours gives the call room for all, returns the first)
+    "first_item": {("cuDeviceGetP2PAtomicCapabilities", "capabilities")},
+    # inputs NVIDIA's package also returns (the NvSciSync attribute list the call filled, as its int)
+    "returned_inputs": {("cuDeviceGetNvSciSyncAttributes", "nvSciSyncAttrList")},
 }

@@ -157,7 +157,8 @@ def v2_docstring(model, sig, refs):
     params = []
     for (n, typ, _), (ctype, _, _) in zip(v2_types(sig)[0], sig.params):
         p = by_name.get(n)
-        params.append((n, typed.get(p.name, typ) if typ == "Any" and p is not None else typ, p.name if p else None))
+        typ = sig.doc_types.get(n) or (typed.get(p.name, typ) if typ == "Any" and p is not None else typ)
+        params.append((n, typ, p.name if p else None))
     names = {p.name: public_param(p, L) for p in fn.params if p.name not in sig.counted}
     for p in fn.params:         # a list's count: the length of the (first) list it counts
         if p.conv == "strlist" and p.extra.get("count_param") in sig.counted:
@@ -174,7 +175,8 @@ def v2_docstring(model, sig, refs):
         for i, (_, _, r) in enumerate(sig.outs):
             p = found[i] if found else None
             cls = sig._record_class(p) if r == "object" and p is not None else None
-            typ = sig.result_type(i) or cls or ("memoryview" if r == "object" else _V2_TYPES.get(r, "int"))
+            typ = (sig.doc_types.get(public_param(p, L)) if p is not None else None) or sig.result_type(i) or cls or (
+                "memoryview" if r == "object" else _V2_TYPES.get(r, "int"))
             returns.append((public_param(p, L), typ, p.name) if p is not None else ("", typ, ""))
         err = L["snake"]["error"]
         raises = (err, f"If the call fails: the {err} subclass of its status, with the {rn.status} member in "

@@ -329,3 +329,42 @@ cdef _AttrList _attr_list(dict table, str what, object attributes, object data_s
 
 cdef list _attr_results(_AttrList a):
     return [_attr_result(<_AttrValue>v) for v in a.values]
+
+
+# Arrays NVIDIA's _v2 takes as buffers whose length is the count the library takes
+# (overrides.V2_SIGNATURES "buffers": memcpy_batch_async, device_get_host_atomic_capabilities).
+
+cdef int _get_items(object o, Py_buffer* v, bint optional) except -1:
+    """The memory of an array given as a contiguous buffer (TypeError or the exporter's own error
+    otherwise, as NVIDIA's); None, where the array is optional: none (itemsize 0).  Released at
+    once: the caller's reference keeps the memory alive for the call."""
+    if o is None and optional:
+        v.buf, v.len, v.itemsize = NULL, 0, 0
+        return 0
+    PyObject_GetBuffer(o, v, PyBUF_ANY_CONTIGUOUS)
+    PyBuffer_Release(v)
+    return 0
+
+
+cdef size_t _count_items(Py_buffer* v, Py_ssize_t size, bint raw, str name) except? <size_t>-1:
+    """How many items of `size` bytes the buffer holds; its items must be of that size (or, where
+    `raw`, a struct array, bytes of a multiple of it): ValueError with NVIDIA's message otherwise."""
+    if v.itemsize == 0 and v.buf == NULL:
+        return 0
+    if v.itemsize != size and not (raw and v.itemsize == 1 and v.len % size == 0):
+        raise ValueError(f"{name} must hold items of {size} bytes, got {v.itemsize}-byte items")
+    return <size_t>(v.len // size)
+
+
+cdef object _new_items(size_t n, str dtype):
+    """A zeroed numpy array of n items of `dtype` for the library to fill, as NVIDIA's returns."""
+    import numpy
+    return numpy.zeros(n, dtype)
+
+
+cdef void* _items_address(object a) except? NULL:
+    """The memory of an array made by _new_items."""
+    cdef Py_buffer v
+    PyObject_GetBuffer(a, &v, PyBUF_ANY_CONTIGUOUS | PyBUF_WRITABLE)
+    PyBuffer_Release(&v)
+    return v.buf

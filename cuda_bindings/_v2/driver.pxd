@@ -16,6 +16,8 @@ cpdef tuple device_get_luid(int dev)
 cpdef size_t device_total_mem_v2(int dev) except? 0
 cpdef size_t device_get_texture_1d_linear_max_width(int format, unsigned int num_channels, int dev) except? 0
 cpdef int device_get_attribute(int attrib, int dev) except? -1
+cpdef device_get_host_atomic_capabilities(operations, int dev)
+cpdef intptr_t device_get_nv_sci_sync_attributes(intptr_t nv_sci_sync_attr_list, int dev, int flags) except? 0
 cpdef device_set_mem_pool(int dev, intptr_t pool)
 cpdef intptr_t device_get_mem_pool(int dev) except? 0
 cpdef intptr_t device_get_default_mem_pool(int dev) except? 0
@@ -173,6 +175,7 @@ cpdef mem_map_array_async(map_info_list, unsigned int count, intptr_t h_stream)
 cpdef mem_unmap(uint64_t ptr, size_t size)
 cpdef mem_set_access(uint64_t ptr, size_t size, desc, size_t count)
 cpdef unsigned long long mem_get_access(location, uint64_t ptr) except? 0
+cpdef mem_export_to_shareable_handle(uint64_t handle, int handle_type, unsigned long long flags)
 cpdef uint64_t mem_import_from_shareable_handle(intptr_t os_handle, int sh_handle_type) except? 0
 cpdef size_t mem_get_allocation_granularity(prop, int option) except? 0
 cpdef mem_get_allocation_properties_from_handle(uint64_t handle)
@@ -190,6 +193,7 @@ cpdef intptr_t mem_get_default_mem_pool(location, int type) except? 0
 cpdef intptr_t mem_get_mem_pool(location, int type) except? 0
 cpdef mem_set_mem_pool(location, int type, intptr_t pool)
 cpdef uint64_t mem_alloc_from_pool_async(size_t bytesize, intptr_t pool, intptr_t h_stream) except? 0
+cpdef mem_pool_export_to_shareable_handle(intptr_t pool, int handle_type, unsigned long long flags)
 cpdef intptr_t mem_pool_import_from_shareable_handle(intptr_t handle, int handle_type, unsigned long long flags) except? 0
 cpdef mem_pool_export_pointer(uint64_t ptr)
 cpdef uint64_t mem_pool_import_pointer(intptr_t pool, share_data) except? 0
@@ -411,6 +415,7 @@ cpdef int device_can_access_peer(int dev, int peer_dev) except? -1
 cpdef ctx_enable_peer_access(intptr_t peer_context, unsigned int flags)
 cpdef ctx_disable_peer_access(intptr_t peer_context)
 cpdef int device_get_p2p_attribute(int attrib, int src_device, int dst_device) except? -1
+cpdef unsigned int device_get_p2p_atomic_capabilities(intptr_t operations, unsigned int count, int src_device, int dst_device) except? 0
 cpdef graphics_unregister_resource(intptr_t resource)
 cpdef intptr_t graphics_sub_resource_get_mapped_array(intptr_t resource, unsigned int array_index, unsigned int mip_level) except? 0
 cpdef intptr_t graphics_resource_get_mapped_mipmapped_array(intptr_t resource) except? 0
@@ -469,3 +474,4 @@ cpdef intptr_t graphics_vdpau_register_video_surface(cydriver.VdpVideoSurface vd
 cpdef intptr_t graphics_vdpau_register_output_surface(cydriver.VdpOutputSurface vdp_surface, unsigned int flags) except? 0
 cpdef profiler_start()
 cpdef profiler_stop()
+cpdef memcpy_batch_async(dsts, srcs, sizes, attrs, attrs_idxs, intptr_t h_stream)

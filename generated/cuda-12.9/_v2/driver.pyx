@@ -1661,6 +1661,82 @@ cpdef int device_get_attribute(int attrib, int dev) except? -1:
     return _o_pi
 
 
+cpdef intptr_t device_get_nv_sci_sync_attributes(intptr_t nv_sci_sync_attr_list, int dev, int flags) except? 0:
+    """Return NvSciSync attributes that this device can support.
+
+    Returns in `nv_sci_sync_attr_list`, the properties of NvSciSync that this CUDA
+    device, `dev` can support. The returned `nv_sci_sync_attr_list` can be used to
+    create an NvSciSync object that matches this device's capabilities.
+
+    If NvSciSyncAttrKey_RequiredPerm field in `nv_sci_sync_attr_list` is already set
+    this API will return ERROR_INVALID_VALUE.
+
+    The applications should set `nv_sci_sync_attr_list` to a valid NvSciSyncAttrList
+    failing which this API will return ERROR_INVALID_HANDLE.
+
+    The `flags` controls how applications intends to use the NvSciSync created from the
+    `nv_sci_sync_attr_list`. The valid flags are:
+
+    - CUDA_NVSCISYNC_ATTR_SIGNAL, specifies that the applications intends to signal an
+      NvSciSync on this CUDA device.
+    - CUDA_NVSCISYNC_ATTR_WAIT, specifies that the applications intends to wait on an
+      NvSciSync on this CUDA device.
+
+    At least one of these flags must be set, failing which the API returns
+    ERROR_INVALID_VALUE. Both the flags are orthogonal to one another: a developer may
+    set both these flags that allows to set both wait and signal specific attributes in
+    the same `nv_sci_sync_attr_list`.
+
+    Note that this API updates the input `nv_sci_sync_attr_list` with values equivalent
+    to the following public attribute key-values: NvSciSyncAttrKey_RequiredPerm is set
+    to
+
+    - NvSciSyncAccessPerm_SignalOnly if CUDA_NVSCISYNC_ATTR_SIGNAL is set in `flags`.
+    - NvSciSyncAccessPerm_WaitOnly if CUDA_NVSCISYNC_ATTR_WAIT is set in `flags`.
+    - NvSciSyncAccessPerm_WaitSignal if both CUDA_NVSCISYNC_ATTR_WAIT and
+      CUDA_NVSCISYNC_ATTR_SIGNAL are set in `flags`. NvSciSyncAttrKey_PrimitiveInfo is
+      set to
+    - NvSciSyncAttrValPrimitiveType_SysmemSemaphore on any valid device.
+    - NvSciSyncAttrValPrimitiveType_Syncpoint if device is a Tegra device.
+    - NvSciSyncAttrValPrimitiveType_SysmemSemaphorePayload64b if device is GA10X+.
+      NvSciSyncAttrKey_GpuId is set to the same UUID that is returned for this device
+      from device_get_uuid.
+
+    SUCCESS, ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE,
+    ERROR_INVALID_HANDLE, ERROR_INVALID_DEVICE, ERROR_NOT_SUPPORTED, ERROR_OUT_OF_MEMORY
+
+    Parameters
+    ----------
+    nv_sci_sync_attr_list : int
+        Return NvSciSync attributes supported.
+    dev : int
+        Valid Cuda Device to get NvSciSync attributes for.
+    flags : int
+        flags describing NvSciSync usage.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    DriverError
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`.
+
+    See Also
+    --------
+    import_external_semaphore, destroy_external_semaphore,
+    signal_external_semaphores_async, wait_external_semaphores_async
+    """
+    cdef cydriver.CUresult _status
+    with nogil:
+        _status = cydriver.cuDeviceGetNvSciSyncAttributes(<void*>nv_sci_sync_attr_list, <cydriver.CUdevice>dev, flags)
+    if _status != 0:
+        _raise(_status)
+    return nv_sci_sync_attr_list
+
+
 cpdef device_set_mem_pool(int dev, intptr_t pool):
     """Sets the current memory pool of a device.
 
@@ -11080,6 +11156,67 @@ cpdef unsigned long long mem_get_access(location, uint64_t ptr) except? 0:
     return _o_flags
 
 
+cpdef mem_export_to_shareable_handle(uint64_t handle, int handle_type, unsigned long long flags):
+    """Exports an allocation to a requested shareable handle type.
+
+    Given a CUDA memory handle, create a shareable memory allocation handle that can be
+    used to share the memory with other processes. The recipient process can convert the
+    shareable handle back into a CUDA memory handle using
+    mem_import_from_shareable_handle and map it with mem_map. The implementation of what
+    this handle is and how it can be transferred is defined by the requested handle type
+    in `handle_type`
+
+    Once all shareable handles are closed and the allocation is released, the allocated
+    memory referenced will be released back to the OS and uses of the CUDA handle
+    afterward will lead to undefined behavior.
+
+    This API can also be used in conjunction with other APIs (e.g. Vulkan, OpenGL) that
+    support importing memory from the shareable type
+
+    Parameters
+    ----------
+    handle : int
+        CUDA handle for the memory allocation
+    handle_type : int
+        Type of shareable handle requested (defines type and size of the
+        `shareable_handle` output parameter)
+    flags : int
+        Reserved, must be zero
+
+    Returns
+    -------
+    shareable_handle : int | MemFabricHandle_v1
+        Pointer to the location in which to store the requested handle type
+
+    Raises
+    ------
+    DriverError
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
+
+        ERROR_INVALID_VALUE, ERROR_NOT_INITIALIZED, ERROR_DEINITIALIZED,
+        ERROR_NOT_PERMITTED, ERROR_NOT_SUPPORTED
+
+    See Also
+    --------
+    mem_import_from_shareable_handle
+    """
+    cdef cydriver.CUresult _status
+    cdef uint64_t _o_shareable_handle = 0
+    cdef void* _p_shareable_handle = &_o_shareable_handle
+    cdef _Record _r_shareable_handle = None
+    if handle_type == 8:
+        _r_shareable_handle = _new_record_at(_L, 107, 'MemFabricHandle_v1')
+        _p_shareable_handle = <void*>_r_shareable_handle._ptr
+    if not (handle_type == 0 or handle_type == 1 or handle_type == 2 or handle_type == 4 or handle_type == 8):
+        raise TypeError(f'Unsupported memory handle type: {handle_type}')
+    with nogil:
+        _status = cydriver.cuMemExportToShareableHandle(_p_shareable_handle, <cydriver.CUmemGenericAllocationHandle>handle, <cydriver.CUmemAllocationHandleType>handle_type, flags)
+    if _status != 0:
+        _raise(_status)
+    return ((<int*>_p_shareable_handle)[0] if handle_type == 0 else (<int*>_p_shareable_handle)[0] if handle_type == 1 else <intptr_t>(<void**>_p_shareable_handle)[0] if handle_type == 2 else (<unsigned int*>_p_shareable_handle)[0] if handle_type == 4 else _r_shareable_handle)
+
+
 cpdef uint64_t mem_import_from_shareable_handle(intptr_t os_handle, int sh_handle_type) except? 0:
     """Imports an allocation from a requested shareable handle type.
 
@@ -11779,6 +11916,66 @@ cpdef uint64_t mem_alloc_from_pool_async(size_t bytesize, intptr_t pool, intptr_
     if _status != 0:
         _raise(_status)
     return <uint64_t>_o_dptr
+
+
+cpdef mem_pool_export_to_shareable_handle(intptr_t pool, int handle_type, unsigned long long flags):
+    """Exports a memory pool to the requested handle type.
+
+    Given an IPC capable mempool, create an OS handle to share the pool with another
+    process. A recipient process can convert the shareable handle into a mempool with
+    mem_pool_import_from_shareable_handle. Individual pointers can then be shared with
+    the mem_pool_export_pointer and mem_pool_import_pointer APIs. The implementation of
+    what the shareable handle is and how it can be transferred is defined by the
+    requested handle type.
+
+    Parameters
+    ----------
+    pool : int
+        pool to export
+    handle_type : int
+        the type of handle to create
+    flags : int
+        must be 0
+
+    Returns
+    -------
+    handle_out : int | MemFabricHandle_v1
+        Returned OS handle
+
+    Raises
+    ------
+    DriverError
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
+
+        ERROR_INVALID_VALUE, ERROR_NOT_INITIALIZED, ERROR_OUT_OF_MEMORY
+
+    See Also
+    --------
+    mem_pool_import_from_shareable_handle, mem_pool_export_pointer,
+    mem_pool_import_pointer, mem_alloc_async, mem_free_async,
+    device_get_default_mem_pool, device_get_mem_pool, mem_pool_create,
+    mem_pool_set_access, mem_pool_set_attribute
+
+    Notes
+    -----
+    : To create an IPC capable mempool, create a mempool with a
+    CUmemAllocationHandleType other than CU_MEM_HANDLE_TYPE_NONE.
+    """
+    cdef cydriver.CUresult _status
+    cdef uint64_t _o_handle_out = 0
+    cdef void* _p_handle_out = &_o_handle_out
+    cdef _Record _r_handle_out = None
+    if handle_type == 8:
+        _r_handle_out = _new_record_at(_L, 107, 'MemFabricHandle_v1')
+        _p_handle_out = <void*>_r_handle_out._ptr
+    if not (handle_type == 0 or handle_type == 1 or handle_type == 2 or handle_type == 4 or handle_type == 8):
+        raise TypeError(f'Unsupported memory handle type: {handle_type}')
+    with nogil:
+        _status = cydriver.cuMemPoolExportToShareableHandle(_p_handle_out, <cydriver.CUmemoryPool>pool, <cydriver.CUmemAllocationHandleType>handle_type, flags)
+    if _status != 0:
+        _raise(_status)
+    return ((<int*>_p_handle_out)[0] if handle_type == 0 else (<int*>_p_handle_out)[0] if handle_type == 1 else <intptr_t>(<void**>_p_handle_out)[0] if handle_type == 2 else (<unsigned int*>_p_handle_out)[0] if handle_type == 4 else _r_handle_out)
 
 
 cpdef intptr_t mem_pool_import_from_shareable_handle(intptr_t handle, int handle_type, unsigned long long flags) except? 0:

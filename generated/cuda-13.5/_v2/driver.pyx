@@ -1484,6 +1484,137 @@ cpdef int device_get_attribute(int attrib, int dev) except? -1:
     return _o_pi
 
 
+cpdef device_get_host_atomic_capabilities(operations, int dev):
+    """Queries details about atomic operations supported between the device and host.
+
+    Returns, as `capabilities`, the details about requested atomic `operations` over the
+    the link between `dev` and the host. The allocated size of `operations` and
+    `capabilities` must be count.
+
+    For each CUatomicOperation in `operations`, the corresponding result as
+    `capabilities` will be a bitmask indicating which of CUatomicOperationCapability the
+    link supports natively.
+
+    Returns ERROR_INVALID_DEVICE if `dev` is not valid.
+
+    Returns ERROR_INVALID_VALUE if `capabilities` or `operations` is NULL, if count is
+    0, or if any of `operations` is not valid.
+
+    Parameters
+    ----------
+    operations : Buffer
+        Requested operations
+    dev : int
+        Device handle
+
+    Returns
+    -------
+    capabilities : numpy.ndarray
+        Returned capability details of each requested operation
+
+    Raises
+    ------
+    DriverError
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
+
+        ERROR_INVALID_DEVICE, ERROR_INVALID_VALUE
+
+    See Also
+    --------
+    device_get_attribute, device_get_p2p_atomic_capabilities,
+    cudaDeviceGeHostAtomicCapabilities
+    """
+    cdef cydriver.CUresult _status
+    cdef Py_buffer _v_operations
+    _get_items(operations, &_v_operations, False)
+    cdef size_t _n_count = 0
+    _n_count = _count_items(&_v_operations, 4, False, 'operations')
+    cdef object _o_capabilities = _new_items(_n_count, 'uint32')
+    cdef void* _p_capabilities = _items_address(_o_capabilities)
+    with nogil:
+        _status = cydriver.cuDeviceGetHostAtomicCapabilities(<unsigned int*>_p_capabilities, <const cydriver.CUatomicOperation*>_v_operations.buf, <unsigned int>_n_count, <cydriver.CUdevice>dev)
+    if _status != 0:
+        _raise(_status)
+    return _o_capabilities
+
+
+cpdef intptr_t device_get_nv_sci_sync_attributes(intptr_t nv_sci_sync_attr_list, int dev, int flags) except? 0:
+    """Return NvSciSync attributes that this device can support.
+
+    Returns in `nv_sci_sync_attr_list`, the properties of NvSciSync that this CUDA
+    device, `dev` can support. The returned `nv_sci_sync_attr_list` can be used to
+    create an NvSciSync object that matches this device's capabilities.
+
+    If NvSciSyncAttrKey_RequiredPerm field in `nv_sci_sync_attr_list` is already set
+    this API will return ERROR_INVALID_VALUE.
+
+    The applications should set `nv_sci_sync_attr_list` to a valid NvSciSyncAttrList
+    failing which this API will return ERROR_INVALID_HANDLE.
+
+    The `flags` controls how applications intends to use the NvSciSync created from the
+    `nv_sci_sync_attr_list`. The valid flags are:
+
+    - CUDA_NVSCISYNC_ATTR_SIGNAL, specifies that the applications intends to signal an
+      NvSciSync on this CUDA device.
+    - CUDA_NVSCISYNC_ATTR_WAIT, specifies that the applications intends to wait on an
+      NvSciSync on this CUDA device.
+
+    At least one of these flags must be set, failing which the API returns
+    ERROR_INVALID_VALUE. Both the flags are orthogonal to one another: a developer may
+    set both these flags that allows to set both wait and signal specific attributes in
+    the same `nv_sci_sync_attr_list`.
+
+    Note that this API updates the input `nv_sci_sync_attr_list` with values equivalent
+    to the following public attribute key-values: NvSciSyncAttrKey_RequiredPerm is set
+    to
+
+    - NvSciSyncAccessPerm_SignalOnly if CUDA_NVSCISYNC_ATTR_SIGNAL is set in `flags`.
+    - NvSciSyncAccessPerm_WaitOnly if CUDA_NVSCISYNC_ATTR_WAIT is set in `flags`.
+    - NvSciSyncAccessPerm_WaitSignal if both CUDA_NVSCISYNC_ATTR_WAIT and
+      CUDA_NVSCISYNC_ATTR_SIGNAL are set in `flags`. NvSciSyncAttrKey_PrimitiveInfo is
+      set to
+    - NvSciSyncAttrValPrimitiveType_SysmemSemaphore on any valid device.
+    - NvSciSyncAttrValPrimitiveType_Syncpoint if device is a Tegra device.
+    - NvSciSyncAttrValPrimitiveType_SysmemSemaphorePayload64b if device is GA10X+.
+      NvSciSyncAttrKey_GpuId is set to the same UUID that is returned for this device
+      from device_get_uuid_v2.
+
+    SUCCESS, ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE,
+    ERROR_INVALID_HANDLE, ERROR_INVALID_DEVICE, ERROR_NOT_SUPPORTED, ERROR_OUT_OF_MEMORY
+
+    Parameters
+    ----------
+    nv_sci_sync_attr_list : int
+        Return NvSciSync attributes supported.
+    dev : int
+        Valid Cuda Device to get NvSciSync attributes for.
+    flags : int
+        flags describing NvSciSync usage.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    DriverError
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`.
+
+    See Also
+    --------
+    import_external_semaphore, destroy_external_semaphore,
+    signal_external_semaphores_async, wait_external_semaphores_async
+    """
+    cdef cydriver.CUresult _status
+    with nogil:
+        _status = cydriver.cuDeviceGetNvSciSyncAttributes(<void*>nv_sci_sync_attr_list, <cydriver.CUdevice>dev, flags)
+    if _status != 0:
+        _raise(_status)
+    return nv_sci_sync_attr_list
+
+
 cpdef device_set_mem_pool(int dev, intptr_t pool):
     """Sets the current memory pool of a device.
 
@@ -10933,6 +11064,67 @@ cpdef unsigned long long mem_get_access(location, uint64_t ptr) except? 0:
     return _o_flags
 
 
+cpdef mem_export_to_shareable_handle(uint64_t handle, int handle_type, unsigned long long flags):
+    """Exports an allocation to a requested shareable handle type.
+
+    Given a CUDA memory handle, create a shareable memory allocation handle that can be
+    used to share the memory with other processes. The recipient process can convert the
+    shareable handle back into a CUDA memory handle using
+    mem_import_from_shareable_handle and map it with mem_map. The implementation of what
+    this handle is and how it can be transferred is defined by the requested handle type
+    in `handle_type`
+
+    Once all shareable handles are closed and the allocation is released, the allocated
+    memory referenced will be released back to the OS and uses of the CUDA handle
+    afterward will lead to undefined behavior.
+
+    This API can also be used in conjunction with other APIs (e.g. Vulkan, OpenGL) that
+    support importing memory from the shareable type
+
+    Parameters
+    ----------
+    handle : int
+        CUDA handle for the memory allocation
+    handle_type : int
+        Type of shareable handle requested (defines type and size of the
+        `shareable_handle` output parameter)
+    flags : int
+        Reserved, must be zero
+
+    Returns
+    -------
+    shareable_handle : int | MemFabricHandle_v1
+        Pointer to the location in which to store the requested handle type
+
+    Raises
+    ------
+    DriverError
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
+
+        ERROR_INVALID_VALUE, ERROR_NOT_INITIALIZED, ERROR_DEINITIALIZED,
+        ERROR_NOT_PERMITTED, ERROR_NOT_SUPPORTED
+
+    See Also
+    --------
+    mem_import_from_shareable_handle
+    """
+    cdef cydriver.CUresult _status
+    cdef uint64_t _o_shareable_handle = 0
+    cdef void* _p_shareable_handle = &_o_shareable_handle
+    cdef _Record _r_shareable_handle = None
+    if handle_type == 8:
+        _r_shareable_handle = _new_record_at(_L, 126, 'MemFabricHandle_v1')
+        _p_shareable_handle = <void*>_r_shareable_handle._ptr
+    if not (handle_type == 0 or handle_type == 1 or handle_type == 2 or handle_type == 4 or handle_type == 8):
+        raise TypeError(f'Unsupported memory handle type: {handle_type}')
+    with nogil:
+        _status = cydriver.cuMemExportToShareableHandle(_p_shareable_handle, <cydriver.CUmemGenericAllocationHandle>handle, <cydriver.CUmemAllocationHandleType>handle_type, flags)
+    if _status != 0:
+        _raise(_status)
+    return ((<int*>_p_shareable_handle)[0] if handle_type == 0 else (<int*>_p_shareable_handle)[0] if handle_type == 1 else <intptr_t>(<void**>_p_shareable_handle)[0] if handle_type == 2 else (<unsigned int*>_p_shareable_handle)[0] if handle_type == 4 else _r_shareable_handle)
+
+
 cpdef uint64_t mem_import_from_shareable_handle(intptr_t os_handle, int sh_handle_type) except? 0:
     """Imports an allocation from a requested shareable handle type.
 
@@ -11846,6 +12038,66 @@ cpdef uint64_t mem_alloc_from_pool_async(size_t bytesize, intptr_t pool, intptr_
     if _status != 0:
         _raise(_status)
     return <uint64_t>_o_dptr
+
+
+cpdef mem_pool_export_to_shareable_handle(intptr_t pool, int handle_type, unsigned long long flags):
+    """Exports a memory pool to the requested handle type.
+
+    Given an IPC capable mempool, create an OS handle to share the pool with another
+    process. A recipient process can convert the shareable handle into a mempool with
+    mem_pool_import_from_shareable_handle. Individual pointers can then be shared with
+    the mem_pool_export_pointer and mem_pool_import_pointer APIs. The implementation of
+    what the shareable handle is and how it can be transferred is defined by the
+    requested handle type.
+
+    Parameters
+    ----------
+    pool : int
+        pool to export
+    handle_type : int
+        the type of handle to create
+    flags : int
+        must be 0
+
+    Returns
+    -------
+    handle_out : int | MemFabricHandle_v1
+        Returned OS handle
+
+    Raises
+    ------
+    DriverError
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
+
+        ERROR_INVALID_VALUE, ERROR_NOT_INITIALIZED, ERROR_OUT_OF_MEMORY
+
+    See Also
+    --------
+    mem_pool_import_from_shareable_handle, mem_pool_export_pointer,
+    mem_pool_import_pointer, mem_alloc_async, mem_free_async,
+    device_get_default_mem_pool, device_get_mem_pool, mem_pool_create,
+    mem_pool_set_access, mem_pool_set_attribute
+
+    Notes
+    -----
+    : To create an IPC capable mempool, create a mempool with a
+    CUmemAllocationHandleType other than CU_MEM_HANDLE_TYPE_NONE.
+    """
+    cdef cydriver.CUresult _status
+    cdef uint64_t _o_handle_out = 0
+    cdef void* _p_handle_out = &_o_handle_out
+    cdef _Record _r_handle_out = None
+    if handle_type == 8:
+        _r_handle_out = _new_record_at(_L, 126, 'MemFabricHandle_v1')
+        _p_handle_out = <void*>_r_handle_out._ptr
+    if not (handle_type == 0 or handle_type == 1 or handle_type == 2 or handle_type == 4 or handle_type == 8):
+        raise TypeError(f'Unsupported memory handle type: {handle_type}')
+    with nogil:
+        _status = cydriver.cuMemPoolExportToShareableHandle(_p_handle_out, <cydriver.CUmemoryPool>pool, <cydriver.CUmemAllocationHandleType>handle_type, flags)
+    if _status != 0:
+        _raise(_status)
+    return ((<int*>_p_handle_out)[0] if handle_type == 0 else (<int*>_p_handle_out)[0] if handle_type == 1 else <intptr_t>(<void**>_p_handle_out)[0] if handle_type == 2 else (<unsigned int*>_p_handle_out)[0] if handle_type == 4 else _r_handle_out)
 
 
 cpdef intptr_t mem_pool_import_from_shareable_handle(intptr_t handle, int handle_type, unsigned long long flags) except? 0:
@@ -27061,6 +27313,61 @@ cpdef int device_get_p2p_attribute(int attrib, int src_device, int dst_device) e
     return _o_value
 
 
+cpdef unsigned int device_get_p2p_atomic_capabilities(intptr_t operations, unsigned int count, int src_device, int dst_device) except? 0:
+    """Queries details about atomic operations supported between two devices.
+
+    Returns, as `capabilities`, the details about requested atomic `operations` over the
+    the link between `src_device` and `dst_device`. The allocated size of `operations`
+    and `capabilities` must be `count`.
+
+    For each CUatomicOperation in `operations`, the corresponding result as
+    `capabilities` will be a bitmask indicating which of CUatomicOperationCapability the
+    link supports natively.
+
+    Returns ERROR_INVALID_DEVICE if `src_device` or `dst_device` are not valid or if
+    they represent the same device.
+
+    Returns ERROR_INVALID_VALUE if `capabilities` or `operations` is NULL, if `count` is
+    0, or if any of `operations` is not valid.
+
+    Parameters
+    ----------
+    operations : int
+        Requested operations
+    count : int
+        Count of requested operations and size of capabilities
+    src_device : int
+        The source device of the target link
+    dst_device : int
+        The destination device of the target link
+
+    Returns
+    -------
+    capabilities : int
+        Returned capability details of each requested operation
+
+    Raises
+    ------
+    DriverError
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
+
+        ERROR_INVALID_DEVICE, ERROR_INVALID_VALUE
+
+    See Also
+    --------
+    device_get_p2p_attribute, cudaDeviceGetP2PAttribute,
+    cudaDeviceGetP2PAtomicCapabilities
+    """
+    cdef cydriver.CUresult _status
+    cdef view.array _a_capabilities = view.array(shape=(max(count, 1),), itemsize=sizeof(unsigned int), format='I')
+    with nogil:
+        _status = cydriver.cuDeviceGetP2PAtomicCapabilities(<unsigned int*>_a_capabilities.data, <const cydriver.CUatomicOperation*>operations, count, <cydriver.CUdevice>src_device, <cydriver.CUdevice>dst_device)
+    if _status != 0:
+        _raise(_status)
+    return (<unsigned int*>_a_capabilities.data)[0]
+
+
 cpdef graphics_unregister_resource(intptr_t resource):
     """Unregisters a graphics resource for access by CUDA.
 
@@ -28508,6 +28815,177 @@ cpdef tuple dev_sm_resource_split_by_count(input, unsigned int flags, unsigned i
     if _status != 0:
         _raise(_status)
     return (_first(_o_result, _n), _o_remainder)
+
+
+cpdef tuple dev_sm_resource_split(unsigned int nb_groups, input, unsigned int flags, group_params):
+    """Splits a DevResourceType.SM resource into structured groups.
+
+    This API will split a resource of DevResourceType.SM into `nb_groups` structured
+    device resource groups (the `result` array), as well as an optional `remainder`,
+    according to a set of requirements specified in the `group_params` array. The term
+    “structured” is a trait that specifies the `result` has SMs that are co-scheduled
+    together. This co-scheduling can be specified via the coscheduledSmCount field of
+    the `group_params` structure, while the smCount will specify how many SMs are
+    required in total for that result. The remainder is always “unstructured”, it does
+    not have any set guarantees with respect to co-scheduling and those properties will
+    need to either be queried via the occupancy set of APIs or further split into
+    structured groups by this API.
+
+    The API has a discovery mode for use cases where it is difficult to know ahead of
+    time what the SM count should be. Discovery happens when the smCount field of a
+    given `group_params` array entry is set to 0 - the smCount will be filled in by the
+    API with the derived SM count according to the provided `group_params` fields and
+    constraints. Discovery can be used with both a valid result array and with a NULL
+    `result` pointer value. The latter is useful in situations where the smCount will
+    end up being zero, which is an invalid value to create a result entry with, but
+    allowed for discovery purposes when the `result` is NULL.
+
+    The `group_params` array is evaluated from index 0 to `nb_groups` - 1. For each
+    index in the `group_params` array, the API will evaluate which SMs may be a good fit
+    based on constraints and assign those SMs to `result`. This evaluation order is
+    important to consider when using discovery mode, as it helps discover the remaining
+    SMs.
+
+    For a valid call:
+
+    - `result` should point to a CUdevResource array of size `nb_groups`, or
+      alternatively, may be NULL, if the developer wishes for only the groupParams
+      entries to be updated
+    - `input` should be a valid DevResourceType.SM resource that originates from
+      querying the green context, device context, or device.
+    - The `remainder` group may be NULL.
+    - There are no API `flags` at this time, so the value passed in should be 0.
+    - A CU_DEV_SM_RESOURCE_GROUP_PARAMS array of size `nb_groups`. Each entry must be
+      zero-initialized.
+    - smCount: must be either 0 or in the range of [2,inputSmCount] where inputSmCount
+      is the amount of SMs the `input` resource has. smCount must be a multiple of 2, as
+      well as a multiple of coscheduledSmCount if it is nonzero. When assigning SMs to a
+      group (and if results are expected by having the `result` parameter set), smCount
+      cannot end up with 0 or a value less than coscheduledSmCount otherwise
+      CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION will be returned.
+    - coscheduledSmCount: allows grouping SMs together in order to be able to launch
+      clusters on Compute Architecture 9.0+. The default value may be queried from the
+      device’s DevResourceType.SM resource (8 on Compute Architecture 9.0+ and 2
+      otherwise). The maximum is 32 on Compute Architecture 9.0+ and 2 otherwise. A
+      coscheduledSmCount of 0 uses the default value internally while preserving 0 in
+      `group_params`. Cluster occupancy will be derived from the resulting SM topology.
+    - preferredCoscheduledSmCount: Attempts to merge coscheduledSmCount groups into
+      larger groups, in order to make use of preferredClusterDimensions on Compute
+      Architecture 10.0+. The default value is set to coscheduledSmCount.
+    - `flags`:
+    - DevSmResourceGroupFlags.BACKFILL: Treats constraints as a hint, ignoring them if
+      necessary to reach the requested smCount. Lets smCount be a non-multiple of
+      coscheduledSmCount, filling the difference between SM count and already assigned
+      co-scheduled groupings with other SMs. This lets any resulting group behave
+      similar to the `remainder` group for example. When used with
+      DevSmResourceGroupFlags.LOCALITY_DOMAIN_ID, backfill fills up to the requested
+      smCount using the target locality domain first, then SMs not attributed to any
+      locality domain, then SMs from other locality domains. If no SMs can be found in
+      the requested locality domain, CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION is
+      returned. When used with DevSmResourceGroupFlags.LOCALITY_DOMAIN_SUPPLEMENTAL_SMS,
+      backfill follows the same behavior after first consuming all SMs from the target
+      locality domain.
+    - DevSmResourceGroupFlags.LOCALITY_DOMAIN_ID: Specifies that the SM partition should
+      be localized to the specified localityDomainId.
+    - DevSmResourceGroupFlags.LOCALITY_DOMAIN_SUPPLEMENTAL_SMS: Modifier to
+      DevSmResourceGroupFlags.LOCALITY_DOMAIN_ID which allows selection of SMs in the
+      locality domain exceeding the
+      DeviceAttribute.LOCALITY_DOMAIN_MULTIPROCESSOR_COUNT.
+    - localityDomainId: Specifies the locality domain that the partitioned SMs must be
+      located on. Only valid when CU_DEV_SM_RESOURCE_GROUP_LOCALITY_DOMAIN_ID is set in
+      flags. The special value CU_DEV_SM_RESOURCE_GROUP_LOCALITY_DOMAIN_ID_ANY specifies
+      that the partitioned SMs must be selected from the union of all available locality
+      domains in the input SM resource.
+
+    Example params and their effect:
+
+    A groupParams array element is defined in the following order:
+
+
+        { .smCount, .coscheduledSmCount, .preferredCoscheduledSmCount, .flags, /* .reserved */ }
+
+
+        // Example 1
+        // Will discover how many SMs are available without imposing a co-scheduled group-size constraint.
+        // The rest is placed in the optional remainder.
+        CU_DEV_SM_RESOURCE_GROUP_PARAMS params { 0, 0, 0, 0, 0 };
+
+
+        // Example 2
+        // Assuming the device has 10+ SMs, the result will have 10 SMs that are co-scheduled in groups of 2 SMs.
+        // The rest is placed in the optional remainder.
+        CU_DEV_SM_RESOURCE_GROUP_PARAMS params { 10, 2, 0, 0, 0 };
+        // Setting the coscheduledSmCount to 2 guarantees that we can always have a valid result
+        // as long as the SM count is less than or equal to the input resource SM count.
+
+
+        // Example 3
+        // A single piece is split-off, but instead of assigning the rest to the remainder, a second group contains everything else
+        // This assumes the device has 10+ SMs (8 of which are coscheduled in groups of 4),
+        // otherwise the second group could end up with 0 SMs, which is not allowed.
+        CU_DEV_SM_RESOURCE_GROUP_PARAMS params[] = {
+        {8, 4, 0, 0, 0},
+        {0, 2, 0, CU_DEV_SM_RESOURCE_GROUP_BACKFILL, 0},
+        };
+
+    The difference between a catch-all param group as the last entry and the remainder
+    is in two aspects:
+
+    - The remainder may be NULL / _TYPE_INVALID (if there are no SMs remaining), while a
+      result group must always be valid.
+    - The remainder does not have a structure, while the result group will always need
+      to adhere to a structure of coscheduledSmCount (even if its just 2), and therefore
+      must always have enough coscheduled SMs to cover that requirement (even with the
+      DevSmResourceGroupFlags.BACKFILL flag enabled).
+
+    Splitting an input into N groups, can be accomplished by repeatedly splitting off 1
+    group and re-splitting the remainder (a bisect operation). However, it's recommended
+    to accomplish this with a single call wherever possible.
+
+    Parameters
+    ----------
+    nb_groups : int
+        Specifies the number of groups in `result` and `group_params`
+    input : DevResource_v1 | int | None
+        Input SM resource to be split. Must be a valid DevResourceType.SM resource.
+    flags : int
+        Flags specifying how the API should behave. The value should be 0 for now.
+    group_params : DevSmResourceGroupParams | int | None
+        Description of how the SMs should be split and assigned to the corresponding
+        result entry.
+
+    Returns
+    -------
+    result : DevResource_v1
+        Output array of CUdevResource resources. Can be NULL, alongside an smCount of 0,
+        for discovery purpose.
+    remainder : DevResource_v1
+        If splitting the input resource leaves any SMs, the remainder is placed in here.
+
+    Raises
+    ------
+    DriverError
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
+
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_DEVICE,
+        ERROR_INVALID_VALUE, ERROR_INVALID_RESOURCE_TYPE,
+        ERROR_INVALID_RESOURCE_CONFIGURATION
+
+    See Also
+    --------
+    green_ctx_get_dev_resource, ctx_get_dev_resource, device_get_dev_resource
+    """
+    cdef cydriver.CUresult _status
+    cdef _Record _o_remainder = _new_record_at(_L, 101, 'DevResource_v1')
+    cdef intptr_t _c_input = _struct_address(input)
+    cdef intptr_t _c_group_params = _struct_address(group_params)
+    cdef _Record _o_result = _new_record(_L.cls('DevResource_v1'), nb_groups)
+    with nogil:
+        _status = cydriver.cuDevSmResourceSplit(<cydriver.CUdevResource*>_o_result._ptr, nb_groups, <const cydriver.CUdevResource*>_c_input, <cydriver.CUdevResource*>_o_remainder._ptr, flags, <cydriver.CU_DEV_SM_RESOURCE_GROUP_PARAMS*>_c_group_params)
+    if _status != 0:
+        _raise(_status)
+    return (_o_result, _o_remainder)
 
 
 cpdef intptr_t dev_resource_generate_desc(resources, unsigned int nb_resources) except? 0:
@@ -30519,6 +30997,124 @@ cpdef profiler_stop():
     cdef cydriver.CUresult _status
     with nogil:
         _status = cydriver.cuProfilerStop()
+    if _status != 0:
+        _raise(_status)
+
+
+cpdef memcpy_batch_async(dsts, srcs, sizes, attrs, attrs_idxs, intptr_t h_stream):
+    """Performs a batch of memory copies asynchronously.
+
+    Performs a batch of memory copies. The batch as a whole executes in stream order but
+    copies within a batch are not guaranteed to execute in any specific order. This API
+    only supports pointer-to-pointer copies. For copies involving CUDA arrays, please
+    see memcpy_3d_batch_async_v2.
+
+    Performs memory copies from source buffers specified in `srcs` to destination
+    buffers specified in `dsts`. The size of each copy is specified in `sizes`. All
+    three arrays must be of the same length as specified by count. Since there are no
+    ordering guarantees for copies within a batch, specifying any dependent copies
+    within a batch will result in undefined behavior.
+
+    Every copy in the batch has to be associated with a set of attributes specified in
+    the `attrs` array. Each entry in this array can apply to more than one copy. This
+    can be done by specifying in the `attrs_idxs` array, the index of the first copy
+    that the corresponding entry in the `attrs` array applies to. Both `attrs` and
+    `attrs_idxs` must be of the same length as specified by numAttrs. For example, if a
+    batch has 10 copies listed in dst/src/sizes, the first 6 of which have one set of
+    attributes and the remaining 4 another, then numAttrs will be 2, `attrs_idxs` will
+    be {0, 6} and `attrs` will contains the two sets of attributes. Note that the first
+    entry in `attrs_idxs` must always be 0. Also, each entry must be greater than the
+    previous entry and the last entry should be less than count. Furthermore, numAttrs
+    must be lesser than or equal to count.
+
+    The srcAccessOrder indicates the source access ordering to be observed for copies
+    associated with the attribute. If the source access order is set to
+    MemCpySrcAccessOrder.STREAM, then the source will be accessed in stream order. If
+    the source access order is set to MemCpySrcAccessOrder.DURING_API_CALL then it
+    indicates that access to the source pointer can be out of stream order and all
+    accesses must be complete before the API call returns. This flag is suited for
+    ephemeral sources (ex., stack variables) when it's known that no prior operations in
+    the stream can be accessing the memory and also that the lifetime of the memory is
+    limited to the scope that the source variable was declared in. Specifying this flag
+    allows the driver to optimize the copy and removes the need for the user to
+    synchronize the stream after the API call. If the source access order is set to
+    MemCpySrcAccessOrder.ANY then it indicates that access to the source pointer can be
+    out of stream order and the accesses can happen even after the API call returns.
+    This flag is suited for host pointers allocated outside CUDA (ex., via malloc) when
+    it's known that no prior operations in the stream can be accessing the memory.
+    Specifying this flag allows the driver to optimize the copy on certain platforms.
+    Each memcpy operation in the batch must have a valid CUmemcpyAttributes
+    corresponding to it including the appropriate srcAccessOrder setting, otherwise the
+    API will return ERROR_INVALID_VALUE.
+
+    The srcLocHint and dstLocHint allows applications to specify hint locations for
+    operands of a copy when the operand doesn't have a fixed location. That is, these
+    hints are only applicable for managed memory pointers on devices where
+    DeviceAttribute.CONCURRENT_MANAGED_ACCESS is true or system-allocated pageable
+    memory on devices where DeviceAttribute.PAGEABLE_MEMORY_ACCESS is true. For other
+    cases, these hints are ignored.
+
+    The flags field can be used to specify certain flags for copies. Setting the
+    MemCpyFlags.PREFER_OVERLAP_WITH_COMPUTE flag indicates that the associated copies
+    should preferably overlap with any compute work. Note that this flag is a hint and
+    can be ignored depending on the platform and other parameters of the copy.
+
+    Parameters
+    ----------
+    dsts : Buffer
+        Array of destination pointers.
+    srcs : Buffer
+        Array of memcpy source pointers.
+    sizes : Buffer
+        Array of sizes for memcpy operations.
+    attrs : Buffer | None
+        Array of memcpy attributes.
+    attrs_idxs : Buffer | None
+        Array of indices to specify which copies each entry in the `attrs` array applies
+        to. The attributes specified in attrs[k] will be applied to copies starting from
+        attrsIdxs[k] through attrsIdxs[k+1] - 1. Also attrs[numAttrs-1] will apply to
+        copies starting from attrsIdxs[numAttrs-1] through count - 1.
+    h_stream : int
+        The stream to enqueue the operations in. Must not be legacy NULL stream.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    DriverError
+        If the call fails: the DriverError subclass of its status, with the Result
+        member in its `status`:
+
+        ERROR_DEINITIALIZED, ERROR_NOT_INITIALIZED, ERROR_INVALID_VALUE
+    """
+    cdef cydriver.CUresult _status
+    if attrs is None or attrs_idxs is None:
+        if not (attrs is None and attrs_idxs is None):
+            raise ValueError('attrs and attrs_idxs must both be None or both be provided')
+    cdef Py_buffer _v_dsts
+    cdef Py_buffer _v_srcs
+    cdef Py_buffer _v_sizes
+    cdef Py_buffer _v_attrs
+    cdef Py_buffer _v_attrs_idxs
+    _get_items(dsts, &_v_dsts, False)
+    _get_items(srcs, &_v_srcs, False)
+    _get_items(sizes, &_v_sizes, False)
+    _get_items(attrs, &_v_attrs, True)
+    _get_items(attrs_idxs, &_v_attrs_idxs, True)
+    cdef size_t _n_count = 0
+    _n_count = _count_items(&_v_dsts, 8, False, 'dsts')
+    if _count_items(&_v_srcs, 8, False, 'srcs') != _n_count:
+        raise ValueError('dsts, srcs, and sizes must hold the same number of items')
+    if _count_items(&_v_sizes, 8, False, 'sizes') != _n_count:
+        raise ValueError('dsts, srcs, and sizes must hold the same number of items')
+    cdef size_t _n_numAttrs = 0
+    _n_numAttrs = _count_items(&_v_attrs, sizeof(cydriver.CUmemcpyAttributes), True, 'attrs')
+    if _count_items(&_v_attrs_idxs, 8, False, 'attrs_idxs') != _n_numAttrs:
+        raise ValueError('attrs and attrs_idxs must hold the same number of items')
+    with nogil:
+        _status = cydriver.cuMemcpyBatchAsync(<cydriver.CUdeviceptr*>_v_dsts.buf, <cydriver.CUdeviceptr*>_v_srcs.buf, <size_t*>_v_sizes.buf, <size_t>_n_count, <cydriver.CUmemcpyAttributes*>_v_attrs.buf, <size_t*>_v_attrs_idxs.buf, <size_t>_n_numAttrs, <cydriver.CUstream>h_stream)
     if _status != 0:
         _raise(_status)
 
