@@ -108,7 +108,7 @@ class _Sig:
             key = (fn.name, p.name)
             if p.name in self.counted or self._other_shape(p):
                 continue
-            if (p.conv in ("attr", "attr_list") or p.name in self.attr_made) and key not in ov.V2_SIGNATURES["typed_outputs"]:
+            if p.conv in ("attr", "attr_list") or p.name in self.attr_made:
                 self._attr_value(p)
                 continue
             if p.name in self.filled:
@@ -327,6 +327,7 @@ class _Sig:
                           f"{size or 0}, {size is not None})")
         self.cargs[p.name] = f"{v}.ptr"
         kinds = set(attribute_kinds(self.m, p.extra["enum"]).values())
+        self.doc_types[py] = " | ".join(dict.fromkeys(_kind_type(k) for k in sorted(kinds, key=lambda k: (isinstance(k, tuple), str(k)))))
         if size is None and kinds == {"Q"}:
             self.outs.append(([], f"(<uint64_t*>{v}.ptr)[0]", "unsigned long long"))
         else:
@@ -509,6 +510,9 @@ class _Sig:
             self.arg("bytes", py)
             self.lines.append(f"cdef const char* _c_{py} = {py}")
             self.cargs[p.name] = f"_c_{py}"
+        else:
+            return False
+        return True
 
     # ---- the shapes of arrays and outputs NVIDIA's package makes by hand
 
@@ -564,8 +568,7 @@ class _Sig:
     def _own_out(self, p, py, var):
         """An output of these shapes: an array of a buffer's length (a numpy array), one whose
         length the caller gives (structs: a record of that many), the first item of an array
-        (V2_SIGNATURES "first_item"), a value typed by another parameter ("typed_outputs");
-        False otherwise."""
+        (V2_SIGNATURES "first_item"); False otherwise."""
         key, count = (self.fn.name, p.name), p.extra.get("count")
         given = {q.name for q in self.fn.params if q.conv == "scalar" and q.role == "in"}
         if p.conv == "array_out" and count in self.buffered and p.cls == "scalar":
@@ -589,8 +592,6 @@ class _Sig:
             self.pre.append(f"cdef _Record {var} = _new_record(_L.cls({cls!r}), {n})")
             self.cargs[p.name] = f"<{self._ctype(p)}>{var}._ptr"
             self.outs.append(([], var, "object"))
-        elif key in ov.V2_SIGNATURES["typed_outputs"]:
-            self._typed_out(p, py, var, ov.V2_SIGNATURES["typed_outputs"][key])
         else:
             return False
         return True
@@ -650,38 +651,6 @@ class _Sig:
         self.outs.append(([f"cdef {t} {var} = 0"], f"<{r}>{var}", r))
         self.cargs[p.name] = f"_p_{py}"
 
-    def _typed_out(self, p, py, var, refused):
-        """An output whose type the value of another parameter chooses (overrides.ATTRIBUTE_TYPES):
-        8 zeroed bytes for an int, a record for a struct; a value the table lacks is refused
-        before the call (TypeError: `refused`, then the value)."""
-        what, enum = ov.ATTRIBUTE_PARAMS[(self.fn.name, p.name)][:2]
-        by = public_param(next(q for q in self.fn.params if q.name == what), self.L)
-        e = next(x for x in self.m.enums if x.name == enum or enum in x.aliases)
-        values = dict(e.members)
-        reads, kinds, rn = [], [], self.m.resolved.records
-        decls = [f"cdef uint64_t {var} = 0", f"cdef void* _p_{py} = &{var}", f"cdef _Record _r_{py} = None"]
-        for member, ctype in ov.ATTRIBUTE_TYPES[enum].items():
-            v = int(values[member])
-            cls = rn.cls.get(ctype) or rn.cls.get(ctype + "_v1")
-            if cls in rn.slot:
-                self.lines += [f"if {by} == {v}:", f"    _r_{py} = _new_record_at(_L, {rn.slot[cls]}, {cls!r})",
-                               f"    _p_{py} = <void*>_r_{py}._ptr"]
-                reads.append((v, f"_r_{py}"))
-                kinds.append(cls)
-            elif ctype in ("int", "unsigned int", "void*"):
-                r = f"(<{ctype}*>_p_{py})[0]"
-                reads.append((v, f"<intptr_t>{r}" if ctype == "void*" else r))
-                kinds.append("int")
-            else:
-                self.ok = False
-        self.lines += [f"if not ({' or '.join(f'{by} == {v}' for v, _ in reads)}):",
-                       f"    raise TypeError(f{(refused + ': {' + by + '}')!r})"]
-        self.cargs[p.name] = f"_p_{py}"
-        self.doc_types[py] = " | ".join(dict.fromkeys(kinds))
-        expr = reads[-1][1]
-        for v, r in reversed(reads[:-1]):
-            expr = f"{r} if {by} == {v} else {expr}"
-        self.outs.append((decls, f"({expr})", "object"))
 
     # ---- the declaration and the body
 
@@ -725,6 +694,12 @@ class _Sig:
     def _indented(lines):
         return ["    " + line for line in lines]
 
+
+def _kind_type(kind):
+    """The Python type of an attribute value of `kind` (_v2_common.pxi, _attr_result), for docstrings."""
+    if isinstance(kind, tuple):
+        return kind[1]
+    return {"?": "bool", "?I": "bool", "i[]": "list[int]"}.get(kind, "bytes" if kind[0] == "s" else "int")
 
 # the typecodes of Cython's view.array by (kind, size) of a C number
 _FORMATS = {("i", 4): "i", ("u", 4): "I", ("i", 8): "q", ("u", 8): "Q", ("f", 4): "f", ("f", 8): "d",

@@ -1429,10 +1429,12 @@ V2_NAMES = {
 # struct: its record class); `enum_kinds` and `members` where NVIDIA's reads otherwise.  A member
 # none of these types is refused with NVIDIA's TypeError ("Unsupported pointer attribute: 0").
 V2_ATTRIBUTES = {
-    # the words of that TypeError, by attribute enum
-    "what": {"CUpointer_attribute": "pointer", "CUmemPool_attribute": "memory pool",
-             "CUgraphMem_attribute": "graph memory", "CUmem_range_attribute": "memory range",
-             "CUcoredumpSettings": "coredump"},
+    # the words of that TypeError, by attribute enum ("Unsupported <words>: <value>"); an exported
+    # memory handle's type types the handle as an attribute types its value
+    # (cuMemExportToShareableHandle: a file descriptor an int, a fabric handle a struct)
+    "what": {"CUpointer_attribute": "pointer attribute", "CUmemPool_attribute": "memory pool attribute",
+             "CUgraphMem_attribute": "graph memory attribute", "CUmem_range_attribute": "memory range attribute",
+             "CUcoredumpSettings": "coredump attribute", "CUmemAllocationHandleType": "memory handle type"},
     # a C type's kind: signed ints, enums and handles as NVIDIA's returns them (a handle and a host
     # pointer as an intptr_t, a device pointer and a size unsigned)
     "kinds": {"int": "i", "unsigned int": "I", "cuuint64_t": "Q", "unsigned long long": "Q", "size_t": "Q",
@@ -1563,11 +1565,6 @@ V2_SIGNATURES = {
     # that takes addresses, or None: the function itself, the C arrays that may be None)
     "buffers": {"cuMemcpyBatchAsync": ("memcpy_batch_async", {"attrs", "attrsIdxs"}),
                 "cuDeviceGetHostAtomicCapabilities": (None, set())},
-    # outputs whose type the value of another parameter chooses (overrides.ATTRIBUTE_TYPES): an int
-    # of the C type, or a struct object; another value is refused before the call, with NVIDIA's
-    # TypeError (its message, then the value): (function, output) -> that message
-    "typed_outputs": {("cuMemExportToShareableHandle", "shareableHandle"): "Unsupported memory handle type",
-                      ("cuMemPoolExportToShareableHandle", "handle_out"): "Unsupported memory handle type"},
     # array outputs NVIDIA's package types as one value, the array's first item (the C API fills
     # `count` of them: ours gives the call room for all, returns the first)
     "first_item": {("cuDeviceGetP2PAtomicCapabilities", "capabilities")},

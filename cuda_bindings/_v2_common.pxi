@@ -199,7 +199,7 @@ cdef object _attr_kind(dict table, int attr, str what):
     """The kind of attribute `attr`'s value; TypeError (NVIDIA's) for a member without one."""
     k = table.get(attr)
     if k is None:
-        raise TypeError(f"Unsupported {what} attribute: {attr}")
+        raise TypeError(f"Unsupported {what}: {attr}")
     return k
 
 

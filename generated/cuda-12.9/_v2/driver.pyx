@@ -301,6 +301,7 @@ include "../_v2_common.pxi"
 
 cdef dict _V2_ATTR_CUcoredumpSettings = {1: '?', 2: '?', 3: '?', 4: '?', 5: 's1024', 6: 's1024', 7: 'I'}
 cdef dict _V2_ATTR_CUgraphMem_attribute = {0: 'Q', 1: 'Q', 2: 'Q', 3: 'Q'}
+cdef dict _V2_ATTR_CUmemAllocationHandleType = {0: 'i', 1: 'i', 2: 'q', 4: 'I', 8: (107, 'MemFabricHandle_v1')}
 cdef dict _V2_ATTR_CUmemPool_attribute = {1: 'i', 2: 'i', 3: 'i', 4: 'Q', 5: 'Q', 6: 'Q', 7: 'Q', 8: 'Q'}
 cdef dict _V2_ATTR_CUmem_range_attribute = {1: 'i', 2: 'i', 3: 'i[]', 4: 'i', 5: 'i', 6: 'i', 7: 'i', 8: 'i'}
 cdef dict _V2_ATTR_CUpointer_attribute = {1: 'q', 2: 'I', 3: 'Q', 4: 'q', 5: (74, 'PointerAttributeP2PTokens_v1'), 6: '?I', 7: 'Q', 8: '?I', 9: 'i', 10: '?I', 11: 'Q', 12: 'Q', 13: '?I', 14: 'Q', 15: 'I', 16: 'I', 17: 'q', 18: 'Q', 19: 'Q', 20: 'Q', 21: '?I'}
@@ -11202,19 +11203,12 @@ cpdef mem_export_to_shareable_handle(uint64_t handle, int handle_type, unsigned 
     mem_import_from_shareable_handle
     """
     cdef cydriver.CUresult _status
-    cdef uint64_t _o_shareable_handle = 0
-    cdef void* _p_shareable_handle = &_o_shareable_handle
-    cdef _Record _r_shareable_handle = None
-    if handle_type == 8:
-        _r_shareable_handle = _new_record_at(_L, 107, 'MemFabricHandle_v1')
-        _p_shareable_handle = <void*>_r_shareable_handle._ptr
-    if not (handle_type == 0 or handle_type == 1 or handle_type == 2 or handle_type == 4 or handle_type == 8):
-        raise TypeError(f'Unsupported memory handle type: {handle_type}')
+    cdef _AttrValue _v_shareable_handle = _attr_storage(_attr_kind(_V2_ATTR_CUmemAllocationHandleType, handle_type, 'memory handle type'), 0, False)
     with nogil:
-        _status = cydriver.cuMemExportToShareableHandle(_p_shareable_handle, <cydriver.CUmemGenericAllocationHandle>handle, <cydriver.CUmemAllocationHandleType>handle_type, flags)
+        _status = cydriver.cuMemExportToShareableHandle(_v_shareable_handle.ptr, <cydriver.CUmemGenericAllocationHandle>handle, <cydriver.CUmemAllocationHandleType>handle_type, flags)
     if _status != 0:
         _raise(_status)
-    return ((<int*>_p_shareable_handle)[0] if handle_type == 0 else (<int*>_p_shareable_handle)[0] if handle_type == 1 else <intptr_t>(<void**>_p_shareable_handle)[0] if handle_type == 2 else (<unsigned int*>_p_shareable_handle)[0] if handle_type == 4 else _r_shareable_handle)
+    return _attr_result(_v_shareable_handle)
 
 
 cpdef uint64_t mem_import_from_shareable_handle(intptr_t os_handle, int sh_handle_type) except? 0:
@@ -11644,7 +11638,7 @@ cpdef mem_pool_get_attribute(intptr_t pool, int attr):
 
     Returns
     -------
-    value : memoryview
+    value : int
         Retrieved value
 
     Raises
@@ -11661,7 +11655,7 @@ cpdef mem_pool_get_attribute(intptr_t pool, int attr):
     mem_pool_create
     """
     cdef cydriver.CUresult _status
-    cdef _AttrValue _v_value = _attr_storage(_attr_kind(_V2_ATTR_CUmemPool_attribute, attr, 'memory pool'), 0, False)
+    cdef _AttrValue _v_value = _attr_storage(_attr_kind(_V2_ATTR_CUmemPool_attribute, attr, 'memory pool attribute'), 0, False)
     with nogil:
         _status = cydriver.cuMemPoolGetAttribute(<cydriver.CUmemoryPool>pool, <cydriver.CUmemPool_attribute>attr, _v_value.ptr)
     if _status != 0:
@@ -11963,19 +11957,12 @@ cpdef mem_pool_export_to_shareable_handle(intptr_t pool, int handle_type, unsign
     CUmemAllocationHandleType other than CU_MEM_HANDLE_TYPE_NONE.
     """
     cdef cydriver.CUresult _status
-    cdef uint64_t _o_handle_out = 0
-    cdef void* _p_handle_out = &_o_handle_out
-    cdef _Record _r_handle_out = None
-    if handle_type == 8:
-        _r_handle_out = _new_record_at(_L, 107, 'MemFabricHandle_v1')
-        _p_handle_out = <void*>_r_handle_out._ptr
-    if not (handle_type == 0 or handle_type == 1 or handle_type == 2 or handle_type == 4 or handle_type == 8):
-        raise TypeError(f'Unsupported memory handle type: {handle_type}')
+    cdef _AttrValue _v_handle_out = _attr_storage(_attr_kind(_V2_ATTR_CUmemAllocationHandleType, handle_type, 'memory handle type'), 0, False)
     with nogil:
-        _status = cydriver.cuMemPoolExportToShareableHandle(_p_handle_out, <cydriver.CUmemoryPool>pool, <cydriver.CUmemAllocationHandleType>handle_type, flags)
+        _status = cydriver.cuMemPoolExportToShareableHandle(_v_handle_out.ptr, <cydriver.CUmemoryPool>pool, <cydriver.CUmemAllocationHandleType>handle_type, flags)
     if _status != 0:
         _raise(_status)
-    return ((<int*>_p_handle_out)[0] if handle_type == 0 else (<int*>_p_handle_out)[0] if handle_type == 1 else <intptr_t>(<void**>_p_handle_out)[0] if handle_type == 2 else (<unsigned int*>_p_handle_out)[0] if handle_type == 4 else _r_handle_out)
+    return _attr_result(_v_handle_out)
 
 
 cpdef intptr_t mem_pool_import_from_shareable_handle(intptr_t handle, int handle_type, unsigned long long flags) except? 0:
@@ -12609,7 +12596,7 @@ cpdef pointer_get_attribute(int attribute, uint64_t ptr):
 
     Returns
     -------
-    data : memoryview
+    data : bool | int | PointerAttributeP2PTokens_v1
         Returned pointer attribute value
 
     Raises
@@ -12627,7 +12614,7 @@ cpdef pointer_get_attribute(int attribute, uint64_t ptr):
     mem_host_alloc, mem_host_register_v2, mem_host_unregister, cudaPointerGetAttributes
     """
     cdef cydriver.CUresult _status
-    cdef _AttrValue _v_data = _attr_storage(_attr_kind(_V2_ATTR_CUpointer_attribute, attribute, 'pointer'), 0, False)
+    cdef _AttrValue _v_data = _attr_storage(_attr_kind(_V2_ATTR_CUpointer_attribute, attribute, 'pointer attribute'), 0, False)
     with nogil:
         _status = cydriver.cuPointerGetAttribute(_v_data.ptr, <cydriver.CUpointer_attribute>attribute, <cydriver.CUdeviceptr>ptr)
     if _status != 0:
@@ -13218,7 +13205,7 @@ cpdef mem_range_get_attribute(size_t data_size, int attribute, uint64_t dev_ptr,
 
     Returns
     -------
-    data : memoryview
+    data : int | list[int]
         A pointers to a memory location where the result of each attribute query will be
         written to.
 
@@ -13235,7 +13222,7 @@ cpdef mem_range_get_attribute(size_t data_size, int attribute, uint64_t dev_ptr,
     mem_range_get_attributes, mem_prefetch_async, mem_advise, cudaMemRangeGetAttribute
     """
     cdef cydriver.CUresult _status
-    cdef _AttrValue _v_data = _attr_storage(_attr_kind(_V2_ATTR_CUmem_range_attribute, attribute, 'memory range'), data_size, True)
+    cdef _AttrValue _v_data = _attr_storage(_attr_kind(_V2_ATTR_CUmem_range_attribute, attribute, 'memory range attribute'), data_size, True)
     with nogil:
         _status = cydriver.cuMemRangeGetAttribute(_v_data.ptr, data_size, <cydriver.CUmem_range_attribute>attribute, <cydriver.CUdeviceptr>dev_ptr, count)
     if _status != 0:
@@ -13294,7 +13281,7 @@ cpdef mem_range_get_attributes(data_sizes, attributes, uint64_t dev_ptr, size_t 
     mem_range_get_attribute, mem_advise, mem_prefetch_async, cudaMemRangeGetAttributes
     """
     cdef cydriver.CUresult _status
-    cdef _AttrList _v_data = _attr_list(_V2_ATTR_CUmem_range_attribute, 'memory range', attributes, data_sizes, True, 'data_sizes and attributes')
+    cdef _AttrList _v_data = _attr_list(_V2_ATTR_CUmem_range_attribute, 'memory range attribute', attributes, data_sizes, True, 'data_sizes and attributes')
     if _v_data.n == 0:
         return []
     with nogil:
@@ -13413,7 +13400,7 @@ cpdef pointer_get_attributes(attributes, uint64_t ptr):
     pointer_get_attribute, pointer_set_attribute, cudaPointerGetAttributes
     """
     cdef cydriver.CUresult _status
-    cdef _AttrList _v_data = _attr_list(_V2_ATTR_CUpointer_attribute, 'pointer', attributes, None, False, '')
+    cdef _AttrList _v_data = _attr_list(_V2_ATTR_CUpointer_attribute, 'pointer attribute', attributes, None, False, '')
     if _v_data.n == 0:
         return []
     with nogil:
@@ -19659,7 +19646,7 @@ cpdef unsigned long long device_get_graph_mem_attribute(int device, int attr) ex
     device_set_graph_mem_attribute, graph_add_mem_alloc_node, graph_add_mem_free_node
     """
     cdef cydriver.CUresult _status
-    cdef _AttrValue _v_value = _attr_storage(_attr_kind(_V2_ATTR_CUgraphMem_attribute, attr, 'graph memory'), 0, False)
+    cdef _AttrValue _v_value = _attr_storage(_attr_kind(_V2_ATTR_CUgraphMem_attribute, attr, 'graph memory attribute'), 0, False)
     with nogil:
         _status = cydriver.cuDeviceGetGraphMemAttribute(<cydriver.CUdevice>device, <cydriver.CUgraphMem_attribute>attr, _v_value.ptr)
     if _status != 0:
@@ -26053,7 +26040,7 @@ cpdef coredump_get_attribute(int attrib):
     coredump_get_attribute_global, coredump_set_attribute, coredump_set_attribute_global
     """
     cdef cydriver.CUresult _status
-    cdef _AttrValue _v_value = _attr_storage(_attr_kind(_V2_ATTR_CUcoredumpSettings, attrib, 'coredump'), 0, False)
+    cdef _AttrValue _v_value = _attr_storage(_attr_kind(_V2_ATTR_CUcoredumpSettings, attrib, 'coredump attribute'), 0, False)
     with nogil:
         _status = cydriver.cuCoredumpGetAttribute(<cydriver.CUcoredumpSettings>attrib, _v_value.ptr, &_v_value.size)
     if _status != 0:
@@ -26135,7 +26122,7 @@ cpdef coredump_get_attribute_global(int attrib):
     coredump_get_attribute, coredump_set_attribute, coredump_set_attribute_global
     """
     cdef cydriver.CUresult _status
-    cdef _AttrValue _v_value = _attr_storage(_attr_kind(_V2_ATTR_CUcoredumpSettings, attrib, 'coredump'), 0, False)
+    cdef _AttrValue _v_value = _attr_storage(_attr_kind(_V2_ATTR_CUcoredumpSettings, attrib, 'coredump attribute'), 0, False)
     with nogil:
         _status = cydriver.cuCoredumpGetAttributeGlobal(<cydriver.CUcoredumpSettings>attrib, _v_value.ptr, &_v_value.size)
     if _status != 0:
@@ -26229,7 +26216,7 @@ cpdef coredump_set_attribute(int attrib, value):
     coredump_get_attribute_global, coredump_get_attribute, coredump_set_attribute_global
     """
     cdef cydriver.CUresult _status
-    cdef _AttrValue _v_value = _attr_storage(_attr_kind(_V2_ATTR_CUcoredumpSettings, attrib, 'coredump'), 0, False)
+    cdef _AttrValue _v_value = _attr_storage(_attr_kind(_V2_ATTR_CUcoredumpSettings, attrib, 'coredump attribute'), 0, False)
     _attr_set(_v_value, value)
     with nogil:
         _status = cydriver.cuCoredumpSetAttribute(<cydriver.CUcoredumpSettings>attrib, _v_value.ptr, &_v_value.size)
@@ -26323,7 +26310,7 @@ cpdef coredump_set_attribute_global(int attrib, value):
     coredump_get_attribute, coredump_get_attribute_global, coredump_set_attribute
     """
     cdef cydriver.CUresult _status
-    cdef _AttrValue _v_value = _attr_storage(_attr_kind(_V2_ATTR_CUcoredumpSettings, attrib, 'coredump'), 0, False)
+    cdef _AttrValue _v_value = _attr_storage(_attr_kind(_V2_ATTR_CUcoredumpSettings, attrib, 'coredump attribute'), 0, False)
     _attr_set(_v_value, value)
     with nogil:
         _status = cydriver.cuCoredumpSetAttributeGlobal(<cydriver.CUcoredumpSettings>attrib, _v_value.ptr, &_v_value.size)
