@@ -341,8 +341,8 @@ DEPARTURES = [
      "13.5", "avoids-library-crash", "_v2: the address of an attribute value given as an int in the first page of "
      "memory (1, True) is refused before the driver reads the value there (docs/v2.md, \"Bad inputs\"); NVIDIA's "
      "_v2 passes it on"),
-    (r"re:^v2_nvrtc\.fn\.(add_name_expression|get_lowered_name)\.prog:arg=int$", ({"exc": "ValueError"}, {"exc": "TypeError"}),
-     "13.5", "refuses-otherwise", "_v2: with a program in the first page of memory and a name expression of 0, "
+    (r"re:^v2_nvrtc\.fn\.(add_name_expression|get_lowered_name)\.prog:arg=(int|neg)$", ({"exc": "ValueError"}, {"exc": "TypeError"}),
+     "13.5", "refuses-otherwise", "_v2: with a program in the first page of memory or negative and a name expression of 0, "
      "both refuse: ours the program first (ValueError), NVIDIA's the name expression (TypeError: a str only)"),
     (r"re:^v2_nvrtc\.fn\.(install|remove)_bundled_headers\.install_path:arg=(int|neg|float|object)$",
      ({"exc": "ValueError"}, {"exc": "TypeError"}),
