@@ -275,18 +275,21 @@ print(json.dumps(out, indent=1))
 """
 
 
+def _stand_in_calls(code, driver_dir, path, *args):
+    """The JSON a child prints running `code` (with `args`) with PYTHONPATH `path` (ours', or NVIDIA's
+    folder) on the stand-in libcuda.so.1 built into `driver_dir`."""
+    import os
+    proc = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, PYTHONPATH=path, LD_LIBRARY_PATH=str(driver_dir)))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout)
+
+
 @pytest.fixture(scope="module")
 def graph_driver(tmp_path_factory):
     from _support import build_stand_in_driver
     return build_stand_in_driver(tmp_path_factory.mktemp("graph-driver"), STAND_IN_GRAPH_DRIVER)
 
-
-def _graph_calls(driver_dir, path):
-    import os
-    proc = subprocess.run([sys.executable, "-c", GRAPH_CALLS], capture_output=True, text=True, timeout=300,
-                          env=dict(os.environ, PYTHONPATH=path, LD_LIBRARY_PATH=str(driver_dir)))
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout)
 
 
 def test_filled_arrays(graph_driver):
@@ -296,7 +299,7 @@ def test_filled_arrays(graph_driver):
     if not IS_135:
         pytest.skip(f"the stand-in driver's entry points are of CUDA 13.5; this build is for {__cuda_version__}")
     import os
-    out = _graph_calls(graph_driver, os.pathsep.join(p for p in sys.path if p))
+    out = _stand_in_calls(GRAPH_CALLS, graph_driver, os.pathsep.join(p for p in sys.path if p))
     view = "cuda.bindings._v2.driver._memoryviewslice"
     data = ["GraphEdgeData", 3, [[1, 2, 0], [2, 2, 0], [3, 2, 0]]]
     edges = ["ok", [[view, "q", 8, [3], [0x100, 0x100, 0x200]], [view, "q", 8, [3], [0x200, 0x300, 0x300]], data]]
@@ -321,8 +324,8 @@ def test_filled_arrays_as_nvidias(graph_driver):
         pytest.skip(f"NVIDIA's twin of CUDA {__cuda_version__} has no _v2")
     from conformance.run import reference_dir
     import os
-    ours = _graph_calls(graph_driver, os.pathsep.join(p for p in sys.path if p))
-    nvidia = _graph_calls(graph_driver, str(reference_dir(__cuda_version__)))
+    ours = _stand_in_calls(GRAPH_CALLS, graph_driver, os.pathsep.join(p for p in sys.path if p))
+    nvidia = _stand_in_calls(GRAPH_CALLS, graph_driver, str(reference_dir(__cuda_version__)))
     assert {k: v for k, v in ours.items() if v != nvidia.get(k)} == {}
     assert set(ours) == set(nvidia)
 
@@ -463,13 +466,6 @@ print(json.dumps(out, indent=1))
 """
 
 
-def _address_calls(driver_dir, path, tmp):
-    import os
-    proc = subprocess.run([sys.executable, "-c", ADDRESS_CALLS, str(tmp)], capture_output=True, text=True, timeout=300,
-                          env=dict(os.environ, PYTHONPATH=path, LD_LIBRARY_PATH=str(driver_dir)))
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout)
-
 
 def test_addresses_and_text(graph_driver, tmp_path):
     # an array or kernel-parameter argument given as a negative int is an address (an intptr_t),
@@ -479,7 +475,7 @@ def test_addresses_and_text(graph_driver, tmp_path):
     if not IS_135:
         pytest.skip(f"the stand-in driver's entry points are of CUDA 13.5; this build is for {__cuda_version__}")
     import os
-    out = _address_calls(graph_driver, os.pathsep.join(p for p in sys.path if p), tmp_path)
+    out = _stand_in_calls(ADDRESS_CALLS, graph_driver, os.pathsep.join(p for p in sys.path if p), tmp_path)
     assert out["graph_add_empty_node(0, -8, 1)"] == ["InvalidValueError", 1, 2**64 - 8]
     assert out[f"graph_add_empty_node(0, {-(1 << 63)}, 1)"] == ["InvalidValueError", 1, 2**63]
     assert out["graphics_map_resources(1, -16, 0)"] == ["InvalidValueError", 1, 2**64 - 16]
@@ -503,8 +499,8 @@ def test_addresses_and_text_as_nvidias(graph_driver, tmp_path):
         pytest.skip(f"NVIDIA's twin of CUDA {__cuda_version__} has no _v2")
     from conformance.run import reference_dir
     import os
-    ours = _address_calls(graph_driver, os.pathsep.join(p for p in sys.path if p), tmp_path)
-    nvidia = _address_calls(graph_driver, str(reference_dir(__cuda_version__)), tmp_path)
+    ours = _stand_in_calls(ADDRESS_CALLS, graph_driver, os.pathsep.join(p for p in sys.path if p), tmp_path)
+    nvidia = _stand_in_calls(ADDRESS_CALLS, graph_driver, str(reference_dir(__cuda_version__)), tmp_path)
     assert {k: (v, nvidia.get(k)) for k, v in ours.items() if v != nvidia.get(k)} == {}
 
 
@@ -643,13 +639,6 @@ def misc_driver(tmp_path_factory):
     return build_stand_in_driver(tmp_path_factory.mktemp("misc-driver"), STAND_IN_MISC_DRIVER)
 
 
-def _misc_calls(driver_dir, path):
-    import os
-    proc = subprocess.run([sys.executable, "-c", MISC_CALLS], capture_output=True, text=True, timeout=300,
-                          env=dict(os.environ, PYTHONPATH=path, LD_LIBRARY_PATH=str(driver_dir)))
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout)
-
 
 def test_other_output_shapes(misc_driver):
     # arrays the driver keeps as read-only numpy arrays (nodes int64, edge data of GraphEdgeData's
@@ -658,7 +647,7 @@ def test_other_output_shapes(misc_driver):
     if not IS_135:
         pytest.skip(f"the stand-in driver's entry points are of CUDA 13.5; this build is for {__cuda_version__}")
     import os
-    out = _misc_calls(misc_driver, os.pathsep.join(p for p in sys.path if p))
+    out = _stand_in_calls(MISC_CALLS, misc_driver, os.pathsep.join(p for p in sys.path if p))
     nodes = ["ndarray", "int64", False, [3], False, [0x100, 0x200, 0x300]]
     edges = ["ndarray", str(np_edge_dtype()), True, [3], False, [[1, 2, 0], [3, 4, 1], [5, 6, 0]]]
     head = [["int", 1], ["int", 0xf122334455667788], ["int", 0x1000]]
@@ -702,8 +691,8 @@ def test_other_output_shapes_as_nvidias(misc_driver):
         pytest.skip(f"NVIDIA's twin of CUDA {__cuda_version__} has no _v2")
     from conformance.run import reference_dir
     import os
-    ours = _misc_calls(misc_driver, os.pathsep.join(p for p in sys.path if p))
-    nvidia = _misc_calls(misc_driver, str(reference_dir(__cuda_version__)))
+    ours = _stand_in_calls(MISC_CALLS, misc_driver, os.pathsep.join(p for p in sys.path if p))
+    nvidia = _stand_in_calls(MISC_CALLS, misc_driver, str(reference_dir(__cuda_version__)))
     assert {k: (v, nvidia.get(k)) for k, v in ours.items() if v != nvidia.get(k) and k != "changed"} == {}
     assert set(ours) == set(nvidia)
     assert nvidia["changed"][0][5][0] == 0xdead and nvidia["changed"][1][5][0][0] == 99     # its views
@@ -878,13 +867,6 @@ def attribute_driver(tmp_path_factory):
     return build_stand_in_driver(tmp_path_factory.mktemp("attribute-driver"), STAND_IN_ATTRIBUTE_DRIVER)
 
 
-def _attribute_calls(driver_dir, path):
-    import os
-    proc = subprocess.run([sys.executable, "-c", ATTRIBUTE_CALLS], capture_output=True, text=True, timeout=300,
-                          env=dict(os.environ, PYTHONPATH=path, LD_LIBRARY_PATH=str(driver_dir)))
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout)
-
 
 def test_attribute_values(attribute_driver):
     # the value of each attribute as the attribute types it (overrides.V2_ATTRIBUTES): ints of
@@ -894,7 +876,7 @@ def test_attribute_values(attribute_driver):
     if not IS_135:
         pytest.skip(f"the stand-in driver's entry points are of CUDA 13.5; this build is for {__cuda_version__}")
     import os
-    out = _attribute_calls(attribute_driver, os.pathsep.join(p for p in sys.path if p))
+    out = _stand_in_calls(ATTRIBUTE_CALLS, attribute_driver, os.pathsep.join(p for p in sys.path if p))
     assert out["1 pointer_get_attribute(1)"][:2] == ["ok", ["int", -1]]                   # a context: intptr_t
     assert out["1 pointer_get_attribute(2)"][:2] == ["ok", ["int", 2**32 - 1]]            # memory type: unsigned int
     assert out["1 pointer_get_attribute(3)"][:2] == ["ok", ["int", 2**64 - 1]]            # a device pointer
@@ -954,8 +936,8 @@ def test_attribute_values_as_nvidias(attribute_driver):
         pytest.skip(f"NVIDIA's twin of CUDA {__cuda_version__} has no _v2")
     from conformance.run import reference_dir
     import os
-    ours = _attribute_calls(attribute_driver, os.pathsep.join(p for p in sys.path if p))
-    nvidia = _attribute_calls(attribute_driver, str(reference_dir(__cuda_version__)))
+    ours = _stand_in_calls(ATTRIBUTE_CALLS, attribute_driver, os.pathsep.join(p for p in sys.path if p))
+    nvidia = _stand_in_calls(ATTRIBUTE_CALLS, attribute_driver, str(reference_dir(__cuda_version__)))
     assert set(ours) == set(nvidia)
     differ = {k: (v, nvidia[k]) for k, v in ours.items() if v != nvidia[k]}
     refused = {k for k, (v, _) in differ.items() if v[0] == "ValueError" and "first page of memory" in v[1]}
@@ -1129,13 +1111,6 @@ def handle_driver(tmp_path_factory):
     return build_stand_in_driver(tmp_path_factory.mktemp("handle-driver"), STAND_IN_HANDLE_DRIVER)
 
 
-def _handle_calls(driver_dir, path):
-    import os
-    proc = subprocess.run([sys.executable, "-c", HANDLE_CALLS], capture_output=True, text=True, timeout=300,
-                          env=dict(os.environ, PYTHONPATH=path, LD_LIBRARY_PATH=str(driver_dir)))
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout)
-
 
 def test_handles_by_type_buffers_and_given_arrays(handle_driver):
     # the exported handle typed by the handle type asked for (an int of the C type; the fabric
@@ -1147,7 +1122,7 @@ def test_handles_by_type_buffers_and_given_arrays(handle_driver):
     if not IS_135:
         pytest.skip(f"the stand-in driver's entry points are of CUDA 13.5; this build is for {__cuda_version__}")
     import os
-    out = _handle_calls(handle_driver, os.pathsep.join(p for p in sys.path if p))
+    out = _stand_in_calls(HANDLE_CALLS, handle_driver, os.pathsep.join(p for p in sys.path if p))
     f = "mem_export_to_shareable_handle"
     assert out[f"{f}(4096, 1)"] == ["ok", ["int", "77"], "export 4096 1;"]
     assert out[f"{f}(8192, 1)"][1] == ["int", "-1"]                         # an int
@@ -1189,7 +1164,7 @@ def test_handles_by_type_buffers_and_given_arrays_as_nvidias(handle_driver):
         pytest.skip(f"NVIDIA's twin of CUDA {__cuda_version__} has no _v2")
     from conformance.run import reference_dir
     import os
-    ours = _handle_calls(handle_driver, os.pathsep.join(p for p in sys.path if p))
-    nvidia = _handle_calls(handle_driver, str(reference_dir(__cuda_version__)))
+    ours = _stand_in_calls(HANDLE_CALLS, handle_driver, os.pathsep.join(p for p in sys.path if p))
+    nvidia = _stand_in_calls(HANDLE_CALLS, handle_driver, str(reference_dir(__cuda_version__)))
     assert {k: (v, nvidia.get(k)) for k, v in ours.items() if v != nvidia.get(k)} == {}
     assert set(ours) == set(nvidia)
