@@ -304,7 +304,7 @@ class _Sig:
             lst = next(q for q in self.fn.params if q.conv == "attr_list")
             self.cargs[p.name] = f"<{self._ctype(p)}>_v_{public_param(lst, self.L)}.n"
         elif p.extra.get("enum") not in ov.V2_ATTRIBUTES["what"]:
-            self.ok = False     # a value another enum types (a shareable handle by its type): not yet
+            self.ok = False     # a value typed by an enum V2_ATTRIBUTES has no words for: not made
         elif p.conv == "attr" and p.role == "out":
             self._attr_out(p, py)
         elif p.conv == "attr":
