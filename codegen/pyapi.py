@@ -131,13 +131,18 @@ def v2_outputs(sig):
     return outs if len(outs) == len(sig.outs) else None
 
 
+def successor(model, fn):
+    """The function a versioned entry point was followed by: the function of its name without the
+    version (cuStreamGetCaptureInfo_v2 -> cuStreamGetCaptureInfo), or None."""
+    base = re.sub(r"_v\d+$", "", fn.name)
+    return next((f for f in model.functions if f.name == base and f is not fn), None)
+
+
 def _successor_doc(model, fn):
     """The text of the function a versioned entry point without its own (one the headers declare only
-    in their internal section: cuStreamGetCaptureInfo_v2) was followed by: the function of its name
-    without the version (cuStreamGetCaptureInfo), whose parameters of the same names it has, less
-    the paragraphs that name a parameter fn lacks."""
-    base = re.sub(r"_v\d+$", "", fn.name)
-    succ = next((f for f in model.functions if f.name == base and f is not fn), None)
+    in their internal section: cuStreamGetCaptureInfo_v2) was followed by (successor), whose
+    parameters of the same names it has, less the paragraphs that name a parameter fn lacks."""
+    succ = successor(model, fn)
     if succ is None:
         return ""
     # less the paragraphs about its parameters that fn lacks (cuStreamGetCaptureInfo's edgeData_out)

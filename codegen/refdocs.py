@@ -20,7 +20,7 @@ from . import docstrings, emit_v2, libs, model, parse, resolve
 from . import overrides as ov
 from .common import extra_enums, records_style, twin_value
 from .libs import LIBS, helpers, module, of
-from .pyapi import docstring, helper_signatures, module_refs, signature, v2_docstring, v2_refs, v2_types
+from .pyapi import docstring, helper_signatures, module_refs, signature, successor, v2_docstring, v2_refs, v2_types
 
 ROOT = Path(__file__).resolve().parent.parent
 OTHER = "Other"            # functions the headers put in no group
@@ -151,13 +151,16 @@ def v2_page(m):
     sigs = emit_v2._sigs(m)
     fns = []
     other = emit_v2.aliases(sigs)
+    titles = dict(m.groups)
     for s in sigs:
         params, ret = v2_types(s)
         text = ", ".join(f"{n}: {t}" + ("" if d is None else f" = {d}") for n, t, d in params)
-        fns.append((s.name, f"{s.name}({text}) -> {ret}", docstrings.quoted(v2_docstring(m, s, refs)), s.fn.group))
+        # an entry point of the headers' internal section (no group) goes with its successor
+        group = s.fn.group if s.fn.group in titles else getattr(successor(m, s.fn), "group", s.fn.group)
+        fns.append((s.name, f"{s.name}({text}) -> {ret}", docstrings.quoted(v2_docstring(m, s, refs)), group))
         for alias, name in other.items():
             if name == s.name:
-                fns.append((alias, f"{alias}({text}) -> {ret}", f"Another name of {name}.", s.fn.group))
+                fns.append((alias, f"{alias}({text}) -> {ret}", f"Another name of {name}.", group))
     enums = [(c, py, mem) for c, py, mem in rn.enums] + [(None, py, mem) for py, mem in ov.DEFINE_ENUMS_OF(m)]
     consts = ov.PUBLIC_CONSTANTS.get(module(m), {})
     contents, sections = _function_sections(m, fns)
