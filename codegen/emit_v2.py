@@ -17,7 +17,7 @@ from .common import HEADER, bare, public_function, public_param, twin_value
 from .emit_py import _classes_at_import, _enum_table, _keep_gil_test, _records_errors, _records_tables
 from .libs import module, of
 from .model import SCALARS
-from .pyapi import v2_docstring, v2_refs
+from .pyapi import v2_docstring, v2_refs, v2_types
 from .stubs import _enum_class, _fields, _records_errors as _stub_errors
 from . import resolve
 
@@ -104,6 +104,8 @@ class _Sig:
         self.filled = _filled_counts(fn)
         # the parameters of an attribute-typed value that the value's conversion fills (_attr_value)
         self.attr_made = _attr_made(fn)
+        # lengths that size another output, neither taken nor returned (_given_lengths)
+        self.given = self._given_lengths()
         for p in fn.params:
             key = (fn.name, p.name)
             if p.name in self.counted or self._other_shape(p):
@@ -479,13 +481,12 @@ class _Sig:
         key, sg = (self.fn.name, p.name), ov.V2_SIGNATURES
         py = public_param(p, self.L)
         var = f"_o_{py}"
-        given = self._given_lengths()
-        if p.name in given:
-            if given[p.name] is None:       # written by the call, not returned: another output's length
+        if p.name in self.given:
+            if self.given[p.name] is None:  # written by the call, not returned: another output's length
                 self.lines.append(f"cdef {self._ctype(p, p.ptr - 1)} {var} = 0")
                 self.cargs[p.name] = f"&{var}"
             else:                           # a capacity the call is given (not a parameter)
-                self.cargs[p.name] = str(given[p.name])
+                self.cargs[p.name] = str(self.given[p.name])
         elif p.conv == "array_ref_out":
             return self._kept_array(p, var)
         elif key in sg["sized_results"]:
@@ -504,6 +505,7 @@ class _Sig:
             self.outs.append(([f"cdef {self._ctype(p, 0)} {var}[{cap}]"],
                               f"_numbers_of(<void*>{var}, min({n}, {cap}), {self._elem(p)[0]!r})", "object"))
             self.cargs[p.name] = var
+            self.doc_types[py] = "numpy.ndarray"
         elif key in sg["optional_inout"]:
             self._optional_inout(p, py, var)
         elif sg["text"].get(key) == "bytes":   # Cython's conversion: TypeError for None or another type
@@ -614,14 +616,10 @@ class _Sig:
                 given.update({p.extra["count"]: cap, written: None})
         return given
 
-    def result_type(self, i):
-        """The type its i-th result's documentation names where the rules of pyapi do not: a numpy array."""
-        return "numpy.ndarray" if self.outs[i][1].startswith(("_kept_array(", "_numbers_of(")) else None
-
     @property
     def hidden(self):
         """The C parameters that are neither taken nor returned (pyapi.v2_outputs)."""
-        return set(self._given_lengths())
+        return set(self.given)
 
     def _kept_array(self, p, var):
         """An array the library keeps (cuStreamGetCaptureInfo's nodes and edge data), of the length
@@ -638,6 +636,7 @@ class _Sig:
             dtype = "'int64'"
         self.outs.append(([f"cdef {self._ctype(p, p.ptr - 1)} {var} = NULL"], f"_kept_array({var}, {n}, {dtype})", "object"))
         self.cargs[p.name] = f"&{var}"
+        self.doc_types[public_param(p, self.L)] = "numpy.ndarray"
         return True
 
     def _optional_inout(self, p, py, var):
@@ -650,7 +649,6 @@ class _Sig:
         self.lines += [f"cdef {t}* _p_{py} = NULL", f"if {py} is not None:", f"    {var} = {py}", f"    _p_{py} = &{var}"]
         self.outs.append(([f"cdef {t} {var} = 0"], f"<{r}>{var}", r))
         self.cargs[p.name] = f"_p_{py}"
-
 
     # ---- the declaration and the body
 
@@ -700,6 +698,7 @@ def _kind_type(kind):
     if isinstance(kind, tuple):
         return kind[1]
     return {"?": "bool", "?I": "bool", "i[]": "list[int]"}.get(kind, "bytes" if kind[0] == "s" else "int")
+
 
 # the typecodes of Cython's view.array by (kind, size) of a C number
 _FORMATS = {("i", 4): "i", ("u", 4): "I", ("i", 8): "q", ("u", 8): "Q", ("f", 4): "f", ("f", 8): "d",
@@ -754,6 +753,7 @@ def _attr_tables(model, sigs):
     """The module's {member: kind} table of each attribute enum its functions use."""
     used = sorted({p.extra["enum"] for s in sigs for p in s.fn.params if p.conv in ("attr", "attr_list")})
     return [f"cdef dict _V2_ATTR_{en} = {attribute_kinds(model, en)!r}" for en in used] + [""] if used else []
+
 
 def _buffer_arrays(fn):
     """{count parameter: [the input arrays it counts]} of fn, in their order (the arrays taken as
@@ -836,11 +836,6 @@ def _pxd(model, sigs):
     return "\n".join(o) + "\n"
 
 
-# the Python type of a C parameter or result in the stubs
-_PY_TYPES = {"float": "float", "double": "float", "bytes": "bytes", "str": "str", "tuple": "tuple[Any, ...]",
-             "list": "list[Any]", "object": "Any", "": "Any"}
-
-
 def _pyi(model, sigs):
     """The module's stub: its enums, struct classes, exceptions and functions with their types."""
     rn = model.resolved.records
@@ -863,7 +858,7 @@ def _pyi(model, sigs):
     o += _stub_errors(model)
     other = {name: alias for alias, name in aliases(sigs).items()}
     for s in sigs:
-        params = ", ".join(f"{n}: {_PY_TYPES.get(t, 'int')}" + ("" if d is None else f" = {d}") for t, n, d in s.params)
-        ret = "None" if s.ret == "object" and not s.outs else _PY_TYPES.get(s.ret, "int")
-        o += [f"def {name}({params}) -> {ret}: ..." for name in (s.name, other.get(s.name)) if name]
+        params, ret = v2_types(s)
+        text = ", ".join(f"{n}: {t}" + ("" if d is None else f" = {d}") for n, t, d in params)
+        o += [f"def {name}({text}) -> {ret}: ..." for name in (s.name, other.get(s.name)) if name]
     return "\n".join(o) + "\n"

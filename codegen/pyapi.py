@@ -109,7 +109,7 @@ def v2_refs(model):
     return refs
 
 
-# the Python type of a _v2 function's C parameter or result, as its stub (emit_v2._pyi) names it
+# the Python type of a _v2 function's C parameter or result, in its stub (emit_v2._pyi) and docstring
 _V2_TYPES = {"float": "float", "double": "float", "bytes": "bytes", "str": "str", "tuple": "tuple[Any, ...]",
              "list": "list[Any]", "object": "Any", "": "Any"}
 
@@ -180,7 +180,7 @@ def v2_docstring(model, sig, refs):
         for i, (_, _, r) in enumerate(sig.outs):
             p = found[i] if found else None
             cls = sig._record_class(p) if r == "object" and p is not None else None
-            typ = (sig.doc_types.get(public_param(p, L)) if p is not None else None) or sig.result_type(i) or cls or (
+            typ = (sig.doc_types.get(public_param(p, L)) if p is not None else None) or cls or (
                 "memoryview" if r == "object" else _V2_TYPES.get(r, "int"))
             returns.append((public_param(p, L), typ, p.name) if p is not None else ("", typ, ""))
         err = L["snake"]["error"]
