@@ -576,7 +576,7 @@ class _Sig:
         if p.conv == "array_out" and count in self.buffered and p.cls == "scalar":
             b = bare(p.ctype)
             dtype = {"i": "int", "u": "uint", "f": "float"}[SCALARS[b][2]] + str(8 * SCALARS[b][1])
-            self.pre += [f"cdef object {var} = _new_items(_n_{count}, {dtype!r})", f"cdef void* _p_{py} = _items_address({var})"]
+            self.pre += [f"cdef object {var} = _new_items(_n_{count}, {dtype!r})", f"cdef void* _p_{py} = _buffer_address({var}, True)"]
             self.cargs[p.name] = f"<{self._ctype(p)}>_p_{py}"
             self.outs.append(([], var, "object"))
             self.doc_types[py] = "numpy.ndarray"

@@ -360,11 +360,3 @@ cdef object _new_items(size_t n, str dtype):
     """A zeroed numpy array of n items of `dtype` for the library to fill, as NVIDIA's returns."""
     import numpy
     return numpy.zeros(n, dtype)
-
-
-cdef void* _items_address(object a) except? NULL:
-    """The memory of an array made by _new_items."""
-    cdef Py_buffer v
-    PyObject_GetBuffer(a, &v, PyBUF_ANY_CONTIGUOUS | PyBUF_WRITABLE)
-    PyBuffer_Release(&v)
-    return v.buf

@@ -1465,7 +1465,7 @@ cpdef device_get_host_atomic_capabilities(operations, int dev):
     cdef size_t _n_count = 0
     _n_count = _count_items(&_v_operations, 4, False, 'operations')
     cdef object _o_capabilities = _new_items(_n_count, 'uint32')
-    cdef void* _p_capabilities = _items_address(_o_capabilities)
+    cdef void* _p_capabilities = _buffer_address(_o_capabilities, True)
     with nogil:
         _status = cydriver.cuDeviceGetHostAtomicCapabilities(<unsigned int*>_p_capabilities, <const cydriver.CUatomicOperation*>_v_operations.buf, <unsigned int>_n_count, <cydriver.CUdevice>dev)
     if _status != 0:
