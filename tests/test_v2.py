@@ -460,8 +460,9 @@ call(d.device_get_name, 8, 0)
 call(d.device_get_pci_bus_id, 10, 0)
 call(d.kernel_get_name, 0)
 call(d.kernel_get_name, 0x100)
-# a path as a str
+# a path as a str (a function of NVRTC 13.5: the NVRTC this process loaded says whether it has it)
 call(n.remove_bundled_headers, os.path.join(sys.argv[1], "none"))
+out["nvrtc"] = list(n.version())
 print(json.dumps(out, indent=1))
 """
 
@@ -487,7 +488,9 @@ def test_addresses_and_text(graph_driver, tmp_path):
     assert out["device_get_pci_bus_id(10, 0)"] == ["ok", "0:1:2.0\0\0\0", 0]
     assert out["kernel_get_name(0,)"] == ["ok", "", 0]
     assert out["kernel_get_name(256,)"] == ["ok", "k", 0]
-    assert out[f"remove_bundled_headers({str(tmp_path / 'none')!r},)"] == ["ok", "", 0]
+    # an NVRTC older than 13.5 (the GPU machine's is 13.0) lacks the function: the loader says so
+    removed = out[f"remove_bundled_headers({str(tmp_path / 'none')!r},)"]
+    assert removed == (["ok", "", 0] if out["nvrtc"] >= [13, 5] else ["FunctionNotFoundError", None, 0])
     from cuda.bindings import driver
     with pytest.raises(OverflowError):
         driver.cuGraphAddEmptyNode(0, -8, 1)
