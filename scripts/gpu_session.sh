@@ -9,8 +9,8 @@
 # 13.0.3 and 13.5.0 wheels; v2-tests.tar.xz: scripts/v2_tests.py --pack), .whl (NVIDIA's 13.5.0 and
 # cuda-pathfinder wheels for this machine's Python).
 #
-# 1. builds ours for 13.0, 12.9 and 13.5 at once, each into /tmp/ours-<VER>
-#    (pip install --no-build-isolation --no-deps --target, the carried headers);
+# 1. builds ours for 13.0, 12.9 and 13.5 at once, each into /tmp/ours-<VER> (scripts/gpu_build.sh:
+#    pip install --no-build-isolation --no-deps --target, the carried headers);
 # 2. per release, scripts/private_client.py --gpu: a C++ client of the private layers built against
 #    our .pxd files and against NVIDIA's of the release's twin, each imported and called on ours
 #    (cuda.bindings.__file__ checked); 12.9 without its NVRTC, nvJitLink and NVVM calls
@@ -37,30 +37,10 @@ failed() { note "FAILED: $1"; STATUS=1; }
 
 declare -A TWIN=([12.9]=12.9.10 [13.0]=13.0.3 [13.5]=13.5.0)
 
-build() {   # build VER: ours for CUDA VER into /tmp/ours-VER
-    local ver=$1 src=/tmp/src-$1
-    rm -rf "$src" "/tmp/ours-$ver"
-    mkdir -p "$src"
-    tar -C "$REPO" --exclude=./.git --exclude=./build --exclude='*.so' --exclude=./.carry --exclude=./.whl \
-        --exclude=./.ref --exclude='./headers/cuda-*' -cf - . | tar -C "$src" -xf -
-    (cd "$src" && CUDA_BINDINGS_CUDA_VERSION=$ver CUDA_BINDINGS_INCLUDE_DIR=$REPO/headers/cuda-$ver/include \
-        timeout 420 "$PY" -m pip install -q --no-build-isolation --no-deps --target "/tmp/ours-$ver" .)
-}
-
 t0=$SECONDS
-for ver in 13.0 12.9 13.5; do
-    build "$ver" >"$LOG/build-$ver.log" 2>&1 &
-done
-wait
-for ver in 13.0 12.9 13.5; do
-    if PYTHONPATH=/tmp/ours-$ver "$PY" -c "import cuda.bindings as b, sys; sys.exit(not b.__file__.startswith('/tmp/ours-$ver/') or b.__cuda_version__ != '$ver')"; then
-        note "built $ver into /tmp/ours-$ver"
-    else
-        failed "build $ver (see build-$ver.log)"
-        tail -n 30 "$LOG/build-$ver.log"
-    fi
-done
-note "builds: $((SECONDS - t0)) s"
+while IFS= read -r line; do
+    case "$line" in FAILED:*) failed "${line#FAILED: }" ;; *) note "$line" ;; esac
+done < <(bash scripts/gpu_build.sh 13.0 12.9 13.5)
 
 for ver in 13.0 12.9 13.5; do
     [ "${GPU_SESSION_CLIENTS:-1}" = 0 ] && { note "private clients: left out (GPU_SESSION_CLIENTS=0)"; break; }
