@@ -1035,19 +1035,21 @@ def render(res):
 - Noise: each round runs the C twin, then one fresh process with each package, the order
   alternating between rounds; the tables give the median over rounds and its range, a
   distribution-free ~95 % confidence interval (the k-th smallest to the k-th largest figure; with
-  5 rounds, min..max). Where the two packages' ranges still overlap after the first rounds, those
-  cases alone get more rounds (the packages still alternating), up to `BENCH_MAX_ROUNDS` rounds
-  or `BENCH_EXTRA_SECONDS` per phase; the range narrows as rounds are added, so a difference of a
-  few per cent is either told apart or shown too small to tell on the machine (`n` gives the
-  rounds each row got).
+  5 rounds, min..max). Where the two packages' ranges still overlap after the first rounds and
+  the processes run again (below), those cases alone get more rounds (the packages still
+  alternating), up to `BENCH_MAX_ROUNDS` rounds or `BENCH_EXTRA_SECONDS` per phase; the range
+  narrows as rounds are added, so a difference of a few per cent is either told apart or shown
+  too small to tell on the machine (`n` gives the rounds each row got). On the real driver these
+  rounds go to the rows whose binding-alone difference exceeds 100 ns (or is not measured): the
+  others, NVML and nvFatbin, differ by less than processes do.
 - Process speed (see [Process speed](#process-speed-the-floor-in-every-per-call-process)): every
   process is pinned (`taskset`) to the CPU that ran a short Python loop fastest in a probe at the
   start (`BENCH_CPU` names one instead). Every per-call process (real driver, no-op driver,
   `_v2`, driver probe) times a gauge, `floor.pyx`'s `tuple_gil`, before each case and after the
   last; its floor is the slowest gauge but one. After all phases, a process whose floor is above
   1.2 × the run's fastest is run again (up to `BENCH_ATTEMPTS` processes, the lower floor kept),
-  in every phase and for both packages alike, after the extra rounds (each of their processes
-  judged at once). Each case also times the gauge between its repeats:
+  in every phase and for both packages alike, before the extra rounds (each of their processes
+  judged at once), so that the table is the one the extra rounds ended on. Each case also times the gauge between its repeats:
   a case timed in the CPU's slow state is timed again in its process, a figure still timed slowly
   is left out, and the others are rescaled by their gauge to one speed. This work stops
   `BENCH_BUDGET_SECONDS` after the start, so a run fits a 10-minute command.

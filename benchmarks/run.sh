@@ -20,8 +20,9 @@
 #    cases in alternating fresh processes (real driver, no-op driver, _v2, driver probe), each
 #    process timing a gauge (the Cython floor) before every case, import times, time to the first
 #    cuInit, the client loops of benchmarks/clients.py (numba-cuda and cuda.core as installed);
-#    then, within BENCH_BUDGET_SECONDS of the start, gives more rounds to the rows whose ranges
-#    overlap and runs again the per-call processes whose floor is above 1.2 x the run's fastest;
+#    then, within BENCH_BUDGET_SECONDS of the start, runs again the per-call processes whose
+#    floor is above 1.2 x the run's fastest and gives more rounds to the rows whose ranges still
+#    overlap;
 #    a case timed while the CPU ran slowly (the gauge between its repeats) is timed again, and
 #    the figures still timed slowly are left out, the others rescaled to one speed (calls.timed,
 #    measure.by_speed); each real-driver case of more than a trivial call is followed in its
@@ -31,7 +32,7 @@
 # 6. if $OUT is set, writes run.log and build.log there as they grow, and copies benchmarks.md
 #    and results.json there at the end; a short summary (report.py --summary) is printed last.
 #
-# Environment: PYTHON (python3), DEST (/tmp/ours), BENCH_ROUNDS (5), BENCH_MAX_ROUNDS (15: the
+# Environment: PYTHON (python3), DEST (/tmp/ours), BENCH_ROUNDS (5), BENCH_MAX_ROUNDS (31: the
 # rounds a case whose two intervals still overlap may get), BENCH_EXTRA_SECONDS (240: the time
 # those extra rounds may take, per phase), BENCH_ATTEMPTS (2: processes at most for a per-call
 # process whose floor is too high, the first included), BENCH_RERUN_SECONDS (40: the time those
@@ -327,7 +328,7 @@ for line in open("/proc/self/maps"):
     [ -n "$STUB" ] && margs+=(--stub-dir "$STUB")
     [ -n "$PROBE" ] && margs+=(--probe-dir "$PROBE" --probe-real "$REAL" --probe-rounds "${BENCH_PROBE_ROUNDS:-3}")
     for arm in ${BENCH_PROBE_ARMS:-}; do margs+=(--probe-arm "$arm"); done
-    margs+=(--max-rounds "${BENCH_MAX_ROUNDS:-15}" --extra-seconds "${BENCH_EXTRA_SECONDS:-240}")
+    margs+=(--max-rounds "${BENCH_MAX_ROUNDS:-31}" --extra-seconds "${BENCH_EXTRA_SECONDS:-240}")
     [ -n "$FLOOR" ] && margs+=(--floor-dir "$FLOOR")
     margs+=(--phases "${BENCH_PHASES:-$PHASES}")
     margs+=(--attempts "${BENCH_ATTEMPTS:-2}" --rerun-seconds "${BENCH_RERUN_SECONDS:-40}"

@@ -524,3 +524,32 @@ def test_the_c_twin_is_timed_after_each_real_driver_case(floor_dir, tmp_path):
         assert 0 < rows[case]["c_in"] < rows[case]["ns"], rows[case]
     assert "c_in" not in rows["cuCtxGetCurrent"]                 # no twin for a call under 100 ns of binding
     assert not any("c_in" in r for r in runs[False].values())      # only with --twin
+
+
+def test_extra_rounds_on_the_real_driver_go_to_rows_whose_binding_alone_difference_is_large():
+    # three rows overlapping on the real driver: on the no-op driver "far" differs by 150 ns,
+    # "near" by 20 ns (NVML, nvFatbin: the same library through two thin bindings), "unseen" has
+    # no no-op figure; "apart" does not overlap
+    wide = [100.0, 110.0, 120.0, 130.0, 140.0]
+    table = {"ours": {"far": wide, "near": wide, "unseen": wide, "apart": wide},
+             "nvidia": {"far": [x + 5 for x in wide], "near": [x + 5 for x in wide],
+                        "unseen": [x + 5 for x in wide], "apart": [x + 100 for x in wide]}}
+    stub = {"ours": {"far": [50.0] * 5, "near": [50.0] * 5}, "nvidia": {"far": [200.0] * 5, "near": [70.0] * 5}}
+    assert measure.undecided(table) == {"far", "near", "unseen"}
+    assert measure.undecided(table, stub) == {"far", "unseen"}
+    # the boundary is report.ALONE_MIN_NS, as in compare_runs: a difference of exactly 100 ns is out
+    stub["nvidia"]["far"] = [50.0 + report.ALONE_MIN_NS] * 5
+    assert measure.undecided(table, stub) == {"unseen"}
+
+
+def test_processes_are_run_again_before_the_extra_rounds(monkeypatch):
+    # a process run again replaces its figures and can leave two ranges overlapping that were
+    # apart: the extra rounds come after it, so the table is the one they ended on
+    steps = []
+    monkeypatch.setattr(measure, "rerun_pass", lambda r, res, save: steps.append("rerun"))
+    monkeypatch.setattr(measure, "more_rounds", lambda r, res, ph: steps.append(("rounds", ph)))
+    monkeypatch.setattr(measure, "floor_check", lambda r: {})
+    r = runner()
+    r.phases = {"v2_calls": "v2", "calls": "real", "probe_calls": "probe"}
+    measure.finish(r, {}, lambda: None)
+    assert steps == ["rerun", ("rounds", "real"), ("rounds", "v2")]
