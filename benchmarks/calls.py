@@ -75,9 +75,11 @@ def ok(res, what):
 def measure(stmt, names, queued, after, twin=None):
     """Nanoseconds per execution of `stmt` (fastest of REPEATS), the iterations per repeat, the
     repeats, the gauge within: the fastest of one short gauge timing (Gauge.once) before the
-    first repeat and one after each (None without a gauge), and the C twin's ns per call (None
+    first repeat and one after each (None without a gauge), the C twin's ns per call (None
     without one): `twin` (run_case's) is timed after each repeat, as many calls as the repeat, so
-    that the case and its twin meet the driver in the same state (the fastest twin repeat)."""
+    that the case and its twin meet the driver in the same state (the fastest twin repeat), and
+    with a twin each repeat as [the case's ns, its twin's ns, the gauge after it] (else None),
+    kept in results.json ("reps") for estimators that pair a repeat with its own twin."""
     setup = "; ".join(f"{k} = _ns[{k!r}]" for k in sorted(names)) or "pass"
     timer = timeit.Timer(stmt, setup=setup, timer=time.perf_counter, globals={"_ns": names})
     cap = QUEUED_CAP if queued else PLAIN_CAP
@@ -97,17 +99,21 @@ def measure(stmt, names, queued, after, twin=None):
     iters = max(16, min(cap, iters))
     best = twin_best = float("inf")
     gauge = GAUGE.once() if GAUGE is not None else None
+    reps = []
     for _ in range(repeats):
         dt = timer.timeit(iters)
         if queued:
             after()
         best = min(best, dt / iters)
-        if GAUGE is not None:
-            gauge = min(gauge, GAUGE.once())
+        once = GAUGE.once() if GAUGE is not None else None
+        if once is not None:
+            gauge = min(gauge, once)
         if twin is not None:
             case, a, b, c, sync = twin
-            twin_best = min(twin_best, TWIN(case, a, b, c, sync if queued else 0, cap, 1, 0, iters))
-    return best * 1e9, iters, repeats, gauge, (twin_best if twin is not None else None)
+            t = TWIN(case, a, b, c, sync if queued else 0, cap, 1, 0, iters)
+            twin_best = min(twin_best, t)
+            reps.append([round(dt / iters * 1e9, 2), round(t, 2), None if once is None else round(once, 2)])
+    return best * 1e9, iters, repeats, gauge, (twin_best if twin is not None else None), (reps or None)
 
 
 class Gauge:
@@ -177,8 +183,8 @@ def run_case(name, stmt, names, queued=False, after=None, status=True, twin=None
         gauge = GAUGE() if GAUGE is not None else None
         if PROBE is not None:
             PROBE(name.encode())
-        ns, iters, repeats, within, c_in, retimed = timed(stmt, names, queued, after, gauge,
-                                                          twin if TWIN is not None else None)
+        ns, iters, repeats, within, c_in, reps, retimed = timed(stmt, names, queued, after, gauge,
+                                                                twin if TWIN is not None else None)
         if PROBE is not None:
             PROBE(b"")
     except Exception as e:  # reported, and the other cases still run
@@ -197,6 +203,7 @@ def run_case(name, stmt, names, queued=False, after=None, status=True, twin=None
         row["retimed"] = retimed
     if c_in is not None:
         row["c_in"] = round(c_in, 2)
+        row["reps"] = reps
     emit(row)
 
 
@@ -205,8 +212,8 @@ def timed(stmt, names, queued, after, gauge, twin=None):
     RETIME_OVER x the fastest gauge of this process (`gauge`, the one timed before the case,
     counts): the CPU's speed changes in steps of about 2x within a process, and a case timed in
     the slow state is timed again rather than kept.  The attempt whose gauge within was the
-    fastest is kept: (ns, iters, repeats, gauge within, the C twin's ns, attempts after the
-    first).  Not under the driver probe, whose segments count the calls of one attempt."""
+    fastest is kept: (ns, iters, repeats, gauge within, the C twin's ns, the repeats with their
+    twins, attempts after the first).  Not under the driver probe, whose segments count the calls of one attempt."""
     global FASTEST
     best, attempt = None, 0
     for attempt in range(1 + (RETIMES if PROBE is None else 0)):

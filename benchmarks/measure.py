@@ -227,10 +227,11 @@ def gauges_of(rows):
 
 def keep(res, key, impl, row):
     """Adds one case's figure (calls.py's row) to res[key][impl], the gauge timed within the case
-    (its "gauge_in") beside it in res["gauge_in"][key][impl], and its C twin timed in the same
-    process (its "c_in") in res["c_in"][key][impl]."""
+    (its "gauge_in") beside it in res["gauge_in"][key][impl], its C twin timed in the same
+    process (its "c_in") in res["c_in"][key][impl], and its repeats each with its own twin and
+    gauge (its "reps") in res["reps"][key][impl] (kept, not used by the table)."""
     res[key][impl].setdefault(row["case"], []).append(row["ns"])
-    for k in ("gauge_in", "c_in"):
+    for k in ("gauge_in", "c_in", "reps"):
         if row.get(k):
             res.setdefault(k, {}).setdefault(key, {}).setdefault(impl, {}).setdefault(row["case"], []).append(row[k])
 
@@ -357,8 +358,8 @@ class Phase:
     def rebuild(self):
         self.reset()
         if self.res is not None:
-            self.res.setdefault("gauge_in", {})[self.name] = {}
-            self.res.setdefault("c_in", {})[self.name] = {}
+            for k in ("gauge_in", "c_in", "reps"):
+                self.res.setdefault(k, {})[self.name] = {}
         for rec in self.procs:
             self.take(rec)
         if self.res is not None:

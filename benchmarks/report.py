@@ -616,7 +616,8 @@ def twin_section(by_twin):
             "argument memory, one repeat of as many calls after each repeat of the case, the fastest kept), and its figure is taken as T + (figure − its twin) × "
             "G / its gauge, T the median twin of the case over both packages' processes: the binding's part "
             "rescaled to one speed, on one driver time (`by_twin` in `benchmarks/measure.py`). Figures as "
-            "timed and twins are in `results.json` (`raw`, `c_in`). The cases and their T:", "",
+            "timed and twins are in `results.json` (`raw`, `c_in`), and each repeat with its own twin and "
+            "gauge (`reps`). The cases and their T:", "",
             table(["case", "T (ns)"], [(c, f_ns(t)) for c, t in by_twin.items()], ["---", "---:"])]
 
 

@@ -337,14 +337,14 @@ def test_a_case_times_the_gauge_between_its_repeats():
     old = calls.GAUGE
     calls.GAUGE = Slowing()
     try:
-        ns, iters, repeats, within, twin = calls.measure("f()", {"f": int}, False, None)
+        ns, iters, repeats, within, twin, reps = calls.measure("f()", {"f": int}, False, None)
     finally:
         calls.GAUGE = old
-    assert len(seen) == repeats + 1 and within == 51.0 and ns > 0 and twin is None
+    assert len(seen) == repeats + 1 and within == 51.0 and ns > 0 and twin is None and reps is None
     calls.GAUGE = None
     try:
         assert calls.measure("f()", {"f": int}, False, None)[3] is None
-        assert calls.timed("f()", {"f": int}, False, None, None)[3:] == (None, None, 0)
+        assert calls.timed("f()", {"f": int}, False, None, None)[3:] == (None, None, None, 0)
     finally:
         calls.GAUGE = old
 
@@ -360,7 +360,7 @@ def test_a_case_timed_slowly_is_timed_again_and_the_fastest_attempt_kept():
     try:
         with_repeats = calls.REPEATS
         calls.REPEATS = 3       # 4 gauges per attempt
-        ns, iters, repeats, within, twin, retimed = calls.timed("f()", {"f": int}, False, None, gauge=40.0)
+        ns, iters, repeats, within, twin, reps, retimed = calls.timed("f()", {"f": int}, False, None, gauge=40.0)
     finally:
         calls.GAUGE, calls.REPEATS = old, with_repeats
     # 40 (before the case) is the fastest: 90 is over 1.2 x 40, 44 is not; no third attempt
@@ -474,11 +474,15 @@ def test_the_twin_is_timed_after_each_repeat_with_as_many_calls():
     old = calls.TWIN
     calls.TWIN = twin
     try:
-        ns, iters, repeats, within, c_in = calls.measure("f()", {"f": int}, True, lambda: None,
-                                                         twin=("cuEventRecord", 7, 8, 0, 9))
+        ns, iters, repeats, within, c_in, reps = calls.measure("f()", {"f": int}, True, lambda: None,
+                                                               twin=("cuEventRecord", 7, 8, 0, 9))
+        assert calls.measure("f()", {"f": int}, False, None)[4:] == (None, None)     # no twin, no repeats kept
     finally:
         calls.TWIN = old
     assert len(asked) == repeats == calls.REPEATS_QUEUED and c_in == 100.0 - repeats
+    # each repeat kept with its own twin, in order, the fastest of them the case's figure
+    assert [t for _, t, _ in reps] == [100.0 - i for i in range(1, repeats + 1)]
+    assert min(v for v, _, _ in reps) == pytest.approx(ns, abs=0.01) and all(g is None or g > 0 for _, _, g in reps)
     # one repeat of the C form each time, as many calls as the case's repeat, the stream synchronized
     assert set(asked) == {("cuEventRecord", 7, 9, 1, iters)} and iters <= calls.QUEUED_CAP
 
@@ -522,6 +526,8 @@ def test_the_c_twin_is_timed_after_each_real_driver_case(floor_dir, tmp_path):
     for case in ("cuEventQuery", "cuEventRecord", "cuStreamCreate+cuStreamDestroy", "cuLaunchKernel_8args_int",
                  "cuLaunchKernel_8args_scattered"):
         assert 0 < rows[case]["c_in"] < rows[case]["ns"], rows[case]
+        assert len(rows[case]["reps"]) == rows[case]["repeats"]
+        assert min(t for _, t, _ in rows[case]["reps"]) == pytest.approx(rows[case]["c_in"], abs=0.01)
     assert "c_in" not in rows["cuCtxGetCurrent"]                 # no twin for a call under 100 ns of binding
     assert not any("c_in" in r for r in runs[False].values())      # only with --twin
 
