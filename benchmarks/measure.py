@@ -685,39 +685,43 @@ def probe_calls(r, res):
     ph.rebuild()
 
 
+PHASES_RUN_AGAIN = ("calls", "stub_calls", "v2_calls", "probe_calls")     # finish()'s order
+
+
 def finish(r, res, save):
-    """After every phase: the per-call processes whose floor is above LIMIT x the run's fastest
-    are run again (rerun_pass; the real-driver phase first), then the cases whose two ranges
+    """After every phase, phase by phase (the real-driver phase first, so that a run short of
+    time spends it on the rows the ranking is judged on): the per-call processes whose floor is
+    above LIMIT x the run's fastest are run again (rerun_pass), then the cases whose two ranges
     still overlap get more rounds (more_rounds; with the slowly timed cases timed again in their
     processes, these narrow the ranges more than whole processes run again would); each step
-    within its time and the deadline.  The extra rounds come last: a process run again replaces
-    its figures, which can leave two ranges overlapping that were apart, and the rounds go on
-    until no range in their scope overlaps, so the table is the one they ended on."""
-    rerun_pass(r, res, save)
-    for name in ("calls", "stub_calls", "v2_calls"):
+    within its time and the deadline.  Within a phase the extra rounds come last: a process run
+    again replaces its figures, which can leave two ranges overlapping that were apart, and the
+    rounds go on until no range in their scope overlaps, so the table is the one they ended on."""
+    for name in PHASES_RUN_AGAIN:
         ph = r.phases.get(name)
-        if ph is not None:
+        if ph is None:
+            continue
+        rerun_pass(r, res, save, ph)
+        if name != "probe_calls":      # the driver probe's figures are counts and segments, not ranges
             more_rounds(r, res, ph)
             res["floor_check"] = floor_check(r)
             save()
 
 
-def rerun_pass(r, res, save):
+def rerun_pass(r, res, save, ph):
+    """Runs again the processes of phase `ph` whose floor is above the limit (Phase.rerun_slow,
+    within --rerun-seconds), rebuilds its tables and says how many."""
     a = r.args
-    for name in ("calls", "stub_calls", "v2_calls", "probe_calls"):
-        ph = r.phases.get(name)
-        if ph is None:
-            continue
-        t0 = time.perf_counter()
-        before = sum(len(p["tries"]) for p in ph.procs)
-        ph.rerun_slow(ph.procs, a.attempts, time.time() + a.rerun_seconds)
-        ph.rebuild()
-        s = ph.summary()
-        log(f"{name}: {sum(len(p['tries']) for p in ph.procs) - before} processes run again "
-            f"({time.perf_counter() - t0:.1f} s); {s['rerun']} of {s['processes']} run again in all, "
-            f"{s['over_limit']} still over the limit")
-        res["floor_check"] = floor_check(r)
-        save()
+    t0 = time.perf_counter()
+    before = sum(len(p["tries"]) for p in ph.procs)
+    ph.rerun_slow(ph.procs, a.attempts, time.time() + a.rerun_seconds)
+    ph.rebuild()
+    s = ph.summary()
+    log(f"{ph.name}: {sum(len(p['tries']) for p in ph.procs) - before} processes run again "
+        f"({time.perf_counter() - t0:.1f} s); {s['rerun']} of {s['processes']} run again in all, "
+        f"{s['over_limit']} still over the limit")
+    res["floor_check"] = floor_check(r)
+    save()
 
 
 def floor_check(r):

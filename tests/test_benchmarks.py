@@ -551,11 +551,13 @@ def test_extra_rounds_on_the_real_driver_go_to_rows_whose_binding_alone_differen
 def test_processes_are_run_again_before_the_extra_rounds(monkeypatch):
     # a process run again replaces its figures and can leave two ranges overlapping that were
     # apart: the extra rounds come after it, so the table is the one they ended on
+    # (phase by phase, the real-driver phase first, so that a run short of time spends it there;
+    # the driver probe gets no extra rounds)
     steps = []
-    monkeypatch.setattr(measure, "rerun_pass", lambda r, res, save: steps.append("rerun"))
+    monkeypatch.setattr(measure, "rerun_pass", lambda r, res, save, ph: steps.append(("rerun", ph)))
     monkeypatch.setattr(measure, "more_rounds", lambda r, res, ph: steps.append(("rounds", ph)))
     monkeypatch.setattr(measure, "floor_check", lambda r: {})
     r = runner()
     r.phases = {"v2_calls": "v2", "calls": "real", "probe_calls": "probe"}
     measure.finish(r, {}, lambda: None)
-    assert steps == ["rerun", ("rounds", "real"), ("rounds", "v2")]
+    assert steps == [("rerun", "real"), ("rounds", "real"), ("rerun", "v2"), ("rounds", "v2"), ("rerun", "probe")]
