@@ -28,7 +28,7 @@ GUIDES = [
     ("Library modules", "library-modules.md"), ("Loading the libraries", "loading.md"),
     ("Clients (cuda.core, numba-cuda)", "clients.md"), ("Client test suites", "client-suites.md"),
     ("Conformance", "conformance.md"), ("Reliability", "reliability.md"), ("Benchmarks", "benchmarks.md"),
-    ("Two benchmark runs", "benchmark-runs.md"),
+    ("Benchmark runs side by side", "benchmark-runs.md"),
     ("CUDA releases", "cuda-versions.md"), ("Changes between releases", "cuda-changelog.md"),
     ("Headers", "headers.md"), ("Wheels", "wheels.md"), ("This site", "site.md"), ("Design", "design.md"),
 ]

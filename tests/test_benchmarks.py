@@ -421,12 +421,19 @@ def test_run_sh_names_the_v2_variables_and_folders():
         assert word in head, word
 
 
-def test_the_two_runs_page_is_what_compare_runs_prints_for_the_committed_runs():
+def test_the_runs_page_is_what_compare_runs_prints_for_the_committed_runs():
     root = os.path.dirname(BENCH)
     page = open(os.path.join(root, "docs", "benchmark-runs.md")).read()
     out = subprocess.run([sys.executable, os.path.join(BENCH, "compare_runs.py"), "benchmarks/results.json",
                           "benchmarks/results-run-b.json"], capture_output=True, text=True, cwd=root, timeout=120)
     assert out.returncode == 0 and out.stdout.strip() and page.rstrip().endswith(out.stdout.rstrip())
+    # and the third run's pairs, quoted by their last two lines
+    for a, b in (("results.json", "results-run-c.json"), ("results-run-b.json", "results-run-c.json")):
+        out = subprocess.run([sys.executable, os.path.join(BENCH, "compare_runs.py"), "benchmarks/" + a,
+                              "benchmarks/" + b], capture_output=True, text=True, cwd=root, timeout=120)
+        assert out.returncode == 0
+        for line in out.stdout.rstrip().splitlines()[-2:]:
+            assert line in page, line
 
 
 
