@@ -90,8 +90,10 @@ LIBS = {
         title="CUDA driver API",
         headers=["cuda.h", "cudaGL.h", "cudaEGL.h", "cudaVDPAU.h"],
         # the profiler header is not shipped in the wheels: its two entry points come from
-        # cudaProfilerTypedefs.h instead (see model.py)
-        typedef_headers=["cudaTypedefs.h", "cudaProfilerTypedefs.h"],
+        # cudaProfilerTypedefs.h instead (see model.py); the interop headers' entry points have
+        # their ABI versions in their own typedef headers
+        typedef_headers=["cudaTypedefs.h", "cudaProfilerTypedefs.h", "cudaGLTypedefs.h", "cudaEGLTypedefs.h",
+                         "cudaVDPAUTypedefs.h"],
         replace={
             # token pasting (_CONCAT_OUTER) is beyond pyclibrary; RESOURCE_ABI_VERSION is 1 in 13.0
             r"_CONCAT_OUTER\(CUdevResource_v,\s*RESOURCE_ABI_VERSION\)": "CUdevResource_v1",

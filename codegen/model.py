@@ -613,6 +613,13 @@ def _function(raw, T, csym, ft, vmap, size_queries, type_aliases):
     return fn
 
 
+def _same_parameters(a, b):
+    """Whether two parameter-name lists are one signature's: the header's prototype and its
+    cudaTypedefs.h typedef spell a name differently at times (13.5's cuStreamGetCtx_v2: pCtx and
+    pctx)."""
+    return [x.lower() for x in a] == [x.lower() for x in b]
+
+
 def _abi_versions(fn, raw, defs, csym, names, vmap):
     """fn's ABI version (cudaTypedefs.h's PFN_<name>_v<version> whose parameters are its own), the
     name cuGetProcAddress is asked for where not its own (fn.proc), and its per-thread variant's."""
@@ -620,19 +627,21 @@ def _abi_versions(fn, raw, defs, csym, names, vmap):
     pfn = raw["pfn"].get(api, [])
     if not pfn and re.search(r"_v\d+$", api):
         # a versioned entry point the header declares under its own name (12.9's cuCtxCreate_v4):
-        # the ABI version of its unversioned name's typedef with the same parameters
-        pfn = [x for x in raw["pfn"].get(re.sub(r"_v\d+$", "", api), []) if x[2] == names]
+        # the ABI version of its unversioned name's typedef with the same parameters (the loader
+        # asks cuGetProcAddress for the unversioned name, the one it knows, at that version)
+        base = re.sub(r"_v\d+$", "", api)
+        pfn = [x for x in raw["pfn"].get(base, []) if _same_parameters(x[2], names)]
     plain = sorted([x for x in pfn if not x[1]], key=lambda x: -x[0])
-    match = [x for x in plain if x[2] == names]
+    match = [x for x in plain if _same_parameters(x[2], names)]
     if not match and csym != api:
         # the header #defines the API name to another entry point (cuGraphInstantiate ->
         # cuGraphInstantiateWithFlags) whose prototype it declares: the API name's own ABI
         # versions are an older signature, so the entry point is asked for by its own name
-        target = [x for x in raw["pfn"].get(csym, []) if not x[1] and x[2] == names]
+        target = [x for x in raw["pfn"].get(csym, []) if not x[1] and _same_parameters(x[2], names)]
         if target:
             fn.proc, match = csym, target
     if match and any(re.fullmatch(re.escape(api) + r"_v\d+", other) and other != csym and vmap.get(other, other) != api
-                     and [n for n, _, _ in oft[1] if n is not None] == names
+                     and _same_parameters([n for n, _, _ in oft[1] if n is not None], names)
                      for other, oft in defs["functions"].items()):
         # the header also declares api_vN with these parameters (12.9's cuEventElapsedTime and
         # cuEventElapsedTime_v2): the unversioned name is the older entry point.  Not where
@@ -643,7 +652,9 @@ def _abi_versions(fn, raw, defs, csym, names, vmap):
     fn.pfn_version = pick[0]
     fn.ptds = raw["ptds"].get(api, "")
     if fn.ptds:
-        pv = [x for x in pfn if x[1] == fn.ptds]
+        # the per-thread variant of the same signature (cuStreamGetCtx's at 9020, not 12050's,
+        # which takes a third parameter)
+        pv = [x for x in pfn if x[1] == fn.ptds and _same_parameters(x[2], pick[2])]
         fn.ptds_version = max([x[0] for x in pv], default=fn.pfn_version)
 
 

@@ -306,19 +306,34 @@ def ptds_names(text):
     return {a: "_" + kind.lower() for a, kind, b in _PTDS.findall(text) if a == b or b.startswith(a)}
 
 
-_PFN = re.compile(r"typedef\s+\w+\s+\(CUDAAPI\s+\*PFN_(\w+?)_v(\d+)(_ptds|_ptsz)?\)\s*\(([^;]*)\)\s*;")
+# (13.5's cudaTypedefs.h writes some without the space: "typedef CUresult(CUDAAPI *PFN_...")
+_PFN = re.compile(r"typedef\s+\w+\s*\(CUDAAPI\s*\*PFN_(\w+?)_v(\d+)(_ptds|_ptsz)?\)\s*\(([^;]*)\)\s*;")
+
+
+# 12.9's cudaTypedefs.h declares a few without the version in the typedef's name, which a #define
+# gives instead: "#define PFN_cuLibraryGetKernelCount PFN_cuLibraryGetKernelCount_v12040" and
+# "typedef CUresult (CUDAAPI *PFN_cuLibraryGetKernelCount)(unsigned int *count, CUlibrary lib);"
+_PFN_PLAIN = re.compile(r"typedef\s+\w+\s*\(CUDAAPI\s*\*PFN_(\w+)\)\s*\(([^;]*)\)\s*;")
+_PFN_DEFINE = re.compile(r"^\s*#\s*define\s+PFN_(\w+)\s+PFN_(\w+?)_v(\d+)(_ptds|_ptsz)?\s*$", re.M)
 
 
 def pfn_versions(text):
     """cudaTypedefs.h: API name -> list of (version, suffix, parameter names)."""
-    out = {}
-    for name, ver, suf, params in _PFN.findall(text):
-        names = []
+    def names(params):
+        out = []
         for p in params.split(","):
             p = p.strip()
             if p and p != "void":
-                names.append(re.findall(r"\w+", p)[-1])
-        out.setdefault(name, []).append((int(ver), suf or "", names))
+                out.append(re.findall(r"\w+", p)[-1])
+        return out
+    out = {}
+    for name, ver, suf, params in _PFN.findall(text):
+        out.setdefault(name, []).append((int(ver), suf or "", names(params)))
+    plain = dict(_PFN_PLAIN.findall(text))
+    for alias, name, ver, suf in _PFN_DEFINE.findall(text):
+        have = {(v, x) for v, x, _ in out.get(name, [])}
+        if alias == name and name in plain and (int(ver), suf or "") not in have:
+            out.setdefault(name, []).append((int(ver), suf or "", names(plain[name])))
     return out
 
 

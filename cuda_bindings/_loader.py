@@ -240,6 +240,12 @@ def _driver_getproc():
     return _getproc
 
 
+def _base_name(name):
+    """`name` without a version suffix (cuStreamGetCtx_v2 -> cuStreamGetCtx)."""
+    head, sep, tail = name.rpartition("_v")
+    return head if sep and tail.isdigit() else name
+
+
 def symbol(lib, entry, lacking_ok=False, ptds=None):
     """Address of one entry point.  entry = (API name, ABI version, per-thread suffix,
     per-thread ABI version, C symbol).  With `lacking_ok` (the driver's calls), an entry point
@@ -251,18 +257,27 @@ def symbol(lib, entry, lacking_ok=False, ptds=None):
         return 0
     h = library(lib)
     tried = []
-    ptds = bool(suffix) and (per_thread_default_stream() if ptds is None else ptds)
+    per_thread = per_thread_default_stream() if ptds is None else ptds
+    ptds = bool(suffix) and per_thread
     if lib == "driver":
         gp = _driver_getproc()
         if gp:
             p = ctypes.c_void_p()
             status = ctypes.c_int(0)
             ver = (ptds_version if ptds else version) or CUDA_VERSION
-            flags = _CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM if ptds else _CU_GET_PROC_ADDRESS_DEFAULT
-            r = gp(name.encode(), ctypes.byref(p), ver, flags, ctypes.byref(status))
+            # every entry point is asked for with the per-thread flag where that is chosen, as
+            # NVIDIA's asks: the driver knows which have a per-thread variant (13.5's
+            # cuStreamGetCaptureInfo_v2, which cuda.h gives no per-thread name, has one:
+            # PFN_cuStreamGetCaptureInfo_v11030_ptsz)
+            flags = _CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM if per_thread else _CU_GET_PROC_ADDRESS_DEFAULT
+            # cuGetProcAddress knows a function by its base name, the ABI version picking the
+            # variant: cuStreamGetCtx at 12050 is cuStreamGetCtx_v2 (no typedef name of the
+            # headers ends in _vN before its version)
+            asked = _base_name(name)
+            r = gp(asked.encode(), ctypes.byref(p), ver, flags, ctypes.byref(status))
             if r == 0 and status.value == 0 and p.value:
                 return p.value
-            tried.append(f"cuGetProcAddress({name!r}, version {ver}) -> error {r}, status {status.value}")
+            tried.append(f"cuGetProcAddress({asked!r}, version {ver}) -> error {r}, status {status.value}")
     csym = csym + suffix if ptds else csym
     try:
         fn = getattr(h, csym)

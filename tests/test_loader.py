@@ -185,3 +185,106 @@ def test_runtime_per_thread_variants_follow_the_switch_and_the_ptds_layer():
         proc = run_python(["-c", code], env=env)
         assert proc.returncode == 0, proc.stderr
         assert proc.stdout.split() == ["True"] * 4, (env, proc.stdout)
+
+
+# A stand-in libcuda.so.1 that writes down what it is asked for (name, version, flags) and hands
+# out a function that returns 0.
+ASKING_DRIVER = r"""
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+static int ok(void) { return 0; }
+int cuDriverGetVersion(int *v) { *v = 13050; return 0; }
+int cuInit(unsigned int flags) { return 0; }
+int cuGetProcAddress_v2(const char *name, void **fn, int version, uint64_t flags, int *status) {
+    FILE *f = fopen(getenv("ASKED_LOG"), "a");
+    fprintf(f, "%s %d %llu\n", name, version, (unsigned long long)flags);
+    fclose(f);
+    *fn = (void *)ok;
+    if (status) *status = 0;
+    return 0;
+}
+"""
+
+INSPECT = ("import importlib\n"
+           "for m in ('_internal.driver', '_bindings.cydriver'):\n"
+           "    try:\n"
+           "        d = importlib.import_module('cuda.bindings.' + m)\n"
+           "    except ImportError:\n"
+           "        continue\n"
+           "    d._inspect_function_pointers()\n"
+           "    break\n")
+
+
+def _asked(driver, log, per_thread, path=None):
+    env = {"LD_LIBRARY_PATH": str(driver), "ASKED_LOG": str(log), "CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM": per_thread}
+    if path:
+        env["PYTHONPATH"] = path
+    r = run_python(INSPECT, env=env)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return {(n, int(v), int(f)) for n, v, f in (line.split() for line in log.read_text().splitlines())}
+
+
+@pytest.fixture(scope="module")
+def asking_driver(tmp_path_factory):
+    from _support import build_stand_in_driver
+    return build_stand_in_driver(tmp_path_factory.mktemp("asking-driver"), ASKING_DRIVER)
+
+
+def _typedefs():
+    """(name, version, suffix) of every PFN typedef in this build's headers, as codegen reads them."""
+    from headers.fetch import include_dir
+    from codegen import libs, parse
+    inc = include_dir(__cuda_version__)
+    if not (inc / "cudaTypedefs.h").is_file():
+        pytest.skip(f"no CUDA {__cuda_version__} headers in {inc}")
+    text = "\n".join((inc / f).read_text(errors="replace") for f in libs.LIBS["driver"]["typedef_headers"])
+    return {(n, v, s) for n, vs in parse.pfn_versions(text).items() for v, s, _ in vs}
+
+
+@pytest.mark.parametrize("per_thread", ["0", "1"])
+def test_cuGetProcAddress_is_asked_for_base_names_at_the_headers_abi_versions(asking_driver, tmp_path, per_thread):
+    # cuGetProcAddress knows a function by its base name, the version picking the variant
+    # (cuStreamGetCtx at 12050 is cuStreamGetCtx_v2); each name and version asked is one of the
+    # headers' typedefs (PFN_cuStreamGetCtx_v12050), none left to the build's CUDA version; with
+    # the per-thread default stream chosen every entry point is asked for with the per-thread flag
+    # (as NVIDIA's asks: the driver knows which have a per-thread variant), and one that has such
+    # a variant at that variant's own version (cuStreamGetCtx's at 9020, the two-parameter one)
+    asked = _asked(asking_driver, tmp_path / "asked.txt", per_thread)
+    table = _symbols_driver.SYMBOLS
+    assert len({(n, v) for n, v, _ in asked}) == len(table), (len(asked), len(table))
+    assert {f for _, _, f in asked} == {2 if per_thread == "1" else 0}
+    assert not [n for n, _, _ in asked if _loader._base_name(n) != n]
+    typedefs = _typedefs()
+    plain = {(n, v) for n, v, s in typedefs if not s}
+    variants = {(n, v) for n, v, s in typedefs if s}
+    per_thread_entries = {_loader._base_name(e[0]) for e in table if e[2]} if per_thread == "1" else set()
+    assert sorted((n, v) for n, v, _ in asked
+                  if (n, v) not in (variants if n in per_thread_entries else plain)) == []
+    if CUDA_MAJOR >= 13:
+        if per_thread == "1":
+            assert ("cuStreamGetCtx", 9020, 2) in asked and ("cuStreamGetCtx", 12050, 2) in asked
+            assert ("cuLaunchHostFunc", 10000, 2) in asked
+        assert ("cuCtxSynchronize", 13000, int(per_thread) * 2) in asked     # cuCtxSynchronize_v2
+
+
+# NVIDIA's 13.5.0 asks for these at a later version than the 13.5 headers' typedef (13041 for
+# PFN_..._v13040, 13020 for _v13010, 13000 for cuGreenCtxGetId's _v12090); the driver hands out
+# the newest variant up to the version asked, so both give the headers' function
+LATER_IN_NVIDIAS = {"cuCheckpointOperationComplete", "cuDeviceGetCliqueCount", "cuDeviceGetCliqueInfo",
+                    "cuDeviceGetFabricClusterUuid", "cuGraphAddNode", "cuGraphNodeSetParams", "cuGreenCtxGetId",
+                    "cuLaunchHostFunc", "cuMemGetLocationInfo", "cuStreamBeginCaptureToCig", "cuStreamEndCaptureToCig"}
+
+
+@pytest.mark.parametrize("per_thread", ["0", "1"])
+def test_cuGetProcAddress_is_asked_what_nvidias_asks(asking_driver, tmp_path, per_thread):
+    if __cuda_version__ != "13.5":
+        pytest.skip(f"NVIDIA's twin of CUDA {__cuda_version__} loads the driver otherwise "
+                    "(asks for the per-thread flag only where a variant is named; 12.9.10 asks cuLogs* at 12080)")
+    from conformance.run import reference_dir
+    ours = _asked(asking_driver, tmp_path / "ours.txt", per_thread)
+    nvidia = _asked(asking_driver, tmp_path / "nvidia.txt", per_thread, str(reference_dir(__cuda_version__)))
+    assert {n for n, _, _ in ours ^ nvidia} == LATER_IN_NVIDIAS
+    for n in LATER_IN_NVIDIAS:      # one version of each differs: NVIDIA's asks a later one
+        (o,), (v,) = [x for x in ours - nvidia if x[0] == n], [x for x in nvidia - ours if x[0] == n]
+        assert o[1] < v[1] and o[2] == v[2], (o, v)
