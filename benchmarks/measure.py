@@ -466,9 +466,9 @@ def undecided(table, stub=None):
     no-op driver's table, for the real-driver phase): only those whose binding-alone difference
     there (NVIDIA's median − ours') exceeds report.ALONE_MIN_NS, or is not measured.  The rows
     below it, a call into the same library through two thin bindings (NVML, nvFatbin), differ by
-    less than their processes do on the real driver: rounds given to them were seen to leave them
-    overlapping while taking a third of each extra process's time from the rows the ranking is
-    judged on."""
+    less than their processes do on the real driver: the runs of 2d44703 and 0442eb8 gave them
+    up to 15 rounds, which left them overlapping and took time in every extra process from the
+    rows the ranking is judged on."""
     def small(c):
         o, n = (stub or {}).get("ours", {}).get(c), (stub or {}).get("nvidia", {}).get(c)
         return bool(o) and bool(n) and abs(statistics.median(n) - statistics.median(o)) <= ALONE_MIN_NS
@@ -685,7 +685,7 @@ def probe_calls(r, res):
     ph.rebuild()
 
 
-PHASES_RUN_AGAIN = ("calls", "stub_calls", "v2_calls", "probe_calls")     # finish()'s order
+FINISH_ORDER = ("calls", "stub_calls", "v2_calls", "probe_calls")     # the per-call phases, as finish() takes them
 
 
 def finish(r, res, save):
@@ -697,7 +697,7 @@ def finish(r, res, save):
     within its time and the deadline.  Within a phase the extra rounds come last: a process run
     again replaces its figures, which can leave two ranges overlapping that were apart, and the
     rounds go on until no range in their scope overlaps, so the table is the one they ended on."""
-    for name in PHASES_RUN_AGAIN:
+    for name in FINISH_ORDER:
         ph = r.phases.get(name)
         if ph is None:
             continue
