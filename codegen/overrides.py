@@ -1180,6 +1180,11 @@ PEER_SUBCLASSES = {
 #                  calls the per-thread default stream variants, the others what
 #                  CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM selects, as the public functions do
 #                  (codegen/emit_private.py, docs/clients.md)
+#   ptds_any_value CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM selects the per-thread variants when
+#                  set to any value but the empty one, "0" and "false" included (13.0.3); without
+#                  it, as int(value) != 0 (12.9.10, 13.5.0; ours reads words with utils.envvar_bool,
+#                  where those raise ValueError): the generated _version.PTDS_ANY_VALUE tells
+#                  cuda_bindings/_loader.py
 #   private_aliases the libraries whose layers declare the header's #define type aliases
 #                  (cudaStreamAttrID) themselves, so the C-API strings name the layer's own
 #                  types: 12.9.10's and 13.0.3's `_bindings.cyruntime(_ptds)`
@@ -1202,7 +1207,7 @@ TWIN_STYLE = {
     "13.0": {"private": {**_internal_layers("nvjitlink", "nvvm", "cufile"),
                          "driver": ("_bindings.cydriver",), "nvrtc": ("_bindings.cynvrtc",),
                          "runtime": ("_bindings.cyruntime", "_bindings.cyruntime_ptds")},
-             "private_aliases": ("runtime",),
+             "private_aliases": ("runtime",), "ptds_any_value": True,
              "returns_none": ("cuFileRead", "cuFileWrite", "cuFileUseCount"), "signed32": ("defines",),
              "buffer_error": "buf must be either a Python int representing the pointer address to a valid "
                              "buffer, or a 1D contiguous {adj}buffer, of size bytes"},

@@ -27,7 +27,7 @@ import sys
 import warnings
 
 from ._internal.utils import FunctionNotFoundError, FunctionNotFoundWarning, NotSupportedError, with_detail
-from ._version import CUDA_MAJOR, CUDA_VERSION, __cuda_version__
+from ._version import CUDA_MAJOR, CUDA_VERSION, PTDS_ANY_VALUE, __cuda_version__
 
 _libs = {}
 _getproc = None
@@ -49,11 +49,12 @@ _FIRST_BUILD = {"cudla": "13.5"}
 
 def per_thread_default_stream():
     """CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM as a switch, read as NVIDIA's twin of this
-    build's release reads it.  12.9 and 13.5 (12.9.10, 13.5.0: int(value) != 0, a word a
-    ValueError): utils.envvar_bool, the same for every integer ("1", "2" select the per-thread
-    variants; unset, empty, "0" do not) and a reading for the words too ("true", "on"; "false",
-    "off").  13.0 (13.0.3): any value but the empty one selects them, "0" and "false" included."""
-    if __cuda_version__ == "13.0":
+    build's release reads it.  _version.PTDS_ANY_VALUE (13.0.3): any value but the empty one
+    selects the per-thread variants, "0" and "false" included.  Otherwise (12.9.10, 13.5.0:
+    int(value) != 0, a word a ValueError): utils.envvar_bool, the same for every integer ("1",
+    "2" select them; unset, empty, "0" do not) and a reading for the words too ("true", "on";
+    "false", "off")."""
+    if PTDS_ANY_VALUE:
         return bool(os.environ.get("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM"))
     from .utils._envvar import envvar_bool
     return envvar_bool("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", False)

@@ -6,13 +6,14 @@ from cuda.bindings._version import CUDA_MAJOR
 
 from _support import run_python
 
-from cuda.bindings import __cuda_version__, _loader, _symbols_driver, _symbols_runtime, _symbols_nvjitlink, _symbols_nvvm
+from cuda.bindings import __cuda_version__, _loader, _version, _symbols_driver, _symbols_runtime, _symbols_nvjitlink, _symbols_nvvm
 
 
 @pytest.mark.parametrize("value, expected", [(None, False), ("", False), ("0", False), ("1", True), (" 1 ", True),
                                              ("false", False), ("Off", False), ("true", True), ("2", True)])
 def test_per_thread_default_stream_switch(monkeypatch, value, expected):
     if __cuda_version__ == "13.0":      # NVIDIA's 13.0.3: any value but the empty one is on
+        assert _version.PTDS_ANY_VALUE
         expected = bool(value)
     if value is None:
         monkeypatch.delenv("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", raising=False)
@@ -260,11 +261,11 @@ def test_cuGetProcAddress_is_asked_for_base_names_at_the_headers_abi_versions(as
     typedefs = _typedefs()
     plain = {(n, v) for n, v, s in typedefs if not s}
     variants = {(n, v) for n, v, s in typedefs if s}
-    per_thread_entries = {_loader._base_name(e[0]) for e in table if e[2]} if per_thread == "1" else set()
+    per_thread_entries = {_loader._base_name(e[0]) for e in table if e[2]} if per_thread else set()
     assert sorted((n, v) for n, v, _ in asked
                   if (n, v) not in (variants if n in per_thread_entries else plain)) == []
     if CUDA_MAJOR >= 13:
-        if per_thread == "1":
+        if per_thread:
             assert ("cuStreamGetCtx", 9020, 2) in asked and ("cuStreamGetCtx", 12050, 2) in asked
             assert ("cuLaunchHostFunc", 10000, 2) in asked
         assert ("cuCtxSynchronize", 13000, 2 if per_thread else 0) in asked     # cuCtxSynchronize_v2

@@ -15,6 +15,9 @@ FAST_ENUM = True
 FLOAT_ADDRESS = True
 #: cuda.bindings._test_helpers (arch_check) exists, as in NVIDIA's package of this release
 TEST_HELPERS = True
+#: CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM is on for any value but the empty one ("0" too),
+#: as NVIDIA's package of this release reads it (else as an integer: _loader.per_thread_default_stream)
+PTDS_ANY_VALUE = False
 #: the message of the ValueError with which NVIDIA's package of this release refuses a buffer
 #: ({adj}: "writable " for one the library fills; {size}: its size)
 BUFFER_ERROR = 'buf must be None, a Python int representing the pointer address to a valid buffer, or a 1D contiguous {adj}buffer, of size {size}'
